@@ -1,0 +1,46 @@
+# Two commands on a fresh clone:  `make run` (set up + main job)  and  `make test` (set up + all tests).
+PY      ?= python3
+VENV    ?= .venv
+BIN     := $(VENV)/bin
+STAMP   := $(VENV)/.posenc-installed
+PROFILE ?= default
+
+.PHONY: setup run test nbtest pytest sync export clean-nbs readme report bench help
+
+help:
+	@echo "make run    set up .venv and run the main job (profile=$(PROFILE))"
+	@echo "make test   set up .venv and run every test (notebooks + pytest + notebook/library sync)"
+
+$(STAMP): settings.ini setup.py constraints.txt
+	$(PY) -m venv $(VENV)
+	$(BIN)/python -m pip install -q --upgrade-strategy only-if-needed -c constraints.txt -e ".[dev]"
+	$(BIN)/nbdev_install_hooks >/dev/null 2>&1 || true
+	touch $(STAMP)
+
+setup: $(STAMP)
+
+run: $(STAMP)
+	$(BIN)/posenc run --profile $(PROFILE)
+
+test: $(STAMP) sync nbtest pytest
+
+# the exported library must be exactly what the notebooks say
+sync: $(STAMP)
+	$(BIN)/nbdev_export
+	@if git rev-parse --git-dir >/dev/null 2>&1; then \
+	  git diff --exit-code --stat -- posenc || { echo "posenc/ is out of sync with nbs/: run nbdev_export and commit"; exit 1; }; fi
+
+nbtest: $(STAMP)
+	$(BIN)/nbdev_test --n_workers 2 --timing
+
+pytest: $(STAMP)
+	$(BIN)/python -m pytest -q tests
+
+export: $(STAMP)
+	$(BIN)/nbdev_export
+
+clean-nbs: $(STAMP)
+	$(BIN)/nbdev_clean
+
+readme: $(STAMP)
+	$(BIN)/python -m posenc.readme nbs/index.ipynb README.md
