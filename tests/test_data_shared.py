@@ -1,0 +1,90 @@
+"Integration tests of posenc.data / posenc.tokenize on the real corpora in ../shared/data (skipped when absent)."
+import os, re
+from pathlib import Path
+import pytest
+from posenc.data import (ARCHIVES, SETS, DataError, file_digest, get_corpus, load_set, read_lines, read_segs,
+                         set_files, tinyshakespeare)
+from posenc.tokenize import bpe_tokenizer
+
+def _shared() -> Path:
+    env = os.environ.get('POSENC_DATA')
+    for p in ([Path(env)] if env else []) + [Path(__file__).resolve().parents[2]/'shared'/'data']:
+        if (p/'README.md').is_file() and (p/'iwslt_fr-en').is_dir(): return p
+    return None
+
+SHARED = _shared()
+pytestmark = pytest.mark.skipif(SHARED is None, reason="real corpora not found: set POSENC_DATA or provide ../shared/data "
+                                                        "(see posenc.data.data_roots)")
+
+# pair counts from ../shared/data/README.md
+COUNTS = {'iwslt16/dev2010': 887, 'iwslt16/tst2010': 1664, 'iwslt16/tst2011': 818, 'iwslt16/tst2012': 1124,
+          'iwslt16/tst2013': 1026, 'iwslt16/tst2014': 1305, 'iwslt17/tst2016': 1159, 'iwslt17/tst2017': 1455,
+          'newstest2014': 3003}
+
+@pytest.mark.parametrize('name', sorted(COUNTS))
+def test_set_counts(name):
+    pairs, dropped = load_set(name, SHARED, download=False)
+    assert (len(pairs), dropped) == (COUNTS[name], 0)
+    for path in set_files(name, SHARED, download=False): assert len(read_segs(path)) == COUNTS[name]
+
+def test_every_sgm_file():
+    "All four newstest2014 files (both directions' src and ref) have 3,003 segments."
+    files = sorted((SHARED/'wmt14_fr-en'/'newstest2014').glob('*.sgm'))
+    assert len(files) == 4
+    for f in files: assert len(read_segs(f)) == 3003, f
+
+def test_europarl_sample():
+    "3,000 raw lines on each side; 6 pairs empty on one side are dropped (and counted)."
+    src, tgt = set_files('europarl-3k', SHARED, download=False)
+    lf, le = read_lines(src), read_lines(tgt)
+    assert len(lf) == len(le) == 3000
+    assert sum(bool(a) != bool(b) for a, b in zip(lf, le)) == 6
+    pairs, dropped = load_set('europarl-3k', SHARED, download=False)
+    assert (len(pairs), dropped) == (2994, 6)
+
+def test_text_is_clean():
+    "No markup, entities, double or edge spaces survive; the 2017 English double spaces are collapsed."
+    raw = (SHARED/'iwslt_fr-en/iwslt17_2017-01-ted-test/en-fr/IWSLT17.TED.tst2016.en-fr.en.xml').read_text(encoding='utf-8')
+    assert re.search(r'<seg[^>]*>[^<]*\S  \S', raw)  # the raw file does have them
+    for name in COUNTS:
+        for pair in load_set(name, SHARED, download=False)[0]:
+            for s in pair:
+                assert s and s == s.strip() and '  ' not in s and '<seg' not in s
+                assert not re.search(r'&(amp|lt|gt|quot|apos|#\d+);', s), s
+
+def test_corpora():
+    ted = get_corpus('ted-small', SHARED, download=False)
+    assert ted.sizes() == {'train': 887 + 1664 + 818 + 1124 + 1026, 'valid': 1305, 'test': 1159 + 1455}
+    assert ted.dropped == {'train': 0, 'valid': 0, 'test': 0} and set(ted.tests) == {'iwslt17/tst2016', 'iwslt17/tst2017'}
+    assert 'ted-small' in ted.description or 'small' in ted.description
+    wmt = get_corpus('wmt14-small', SHARED, download=False)
+    assert wmt.sizes() == {'train': 2500 - 6, 'valid': 500, 'test': 3003} and wmt.dropped['train'] == 6
+    assert not set(wmt.train) & set(wmt.valid)
+
+def test_full_configs_fail_clearly_without_their_files():
+    with pytest.raises(DataError, match='train.tags.fr-en.fr'): get_corpus('iwslt2017', SHARED, download=False)
+
+def test_tinyshakespeare():
+    ts = tinyshakespeare(SHARED, download=False)
+    text = (SHARED/'tinyshakespeare'/'input.txt').read_text(encoding='utf-8')
+    assert len(ts.train) + len(ts.valid) == len(text) == 1_115_394
+    assert ts.train + ts.valid == text and len(ts.train) == int(0.9 * len(text))
+    assert len(set(text)) == 65
+
+def test_pinned_checksums_match_shared_copies():
+    "The sha256 pinned for downloads equal those of the unmodified copies in ../shared/data."
+    sums = dict(reversed(l.split(None, 1)) for l in (SHARED/'SHA256SUMS').read_text().splitlines() if l.strip())
+    for key, rel in [('iwslt17-test-fr-en', 'iwslt_fr-en/iwslt17_2017-01-ted-test/fr-en.tgz'),
+                     ('iwslt17-test-en-fr', 'iwslt_fr-en/iwslt17_2017-01-ted-test/en-fr.tgz'),
+                     ('tinyshakespeare', 'tinyshakespeare/input.txt')]:
+        assert ARCHIVES[key].checksum == 'sha256:' + sums[rel] == 'sha256:' + file_digest(SHARED/rel)
+
+def test_ted_small_bpe_round_trip(tmp_path):
+    ted = get_corpus('ted-small', SHARED, download=False)
+    tok = bpe_tokenizer(ted.train, 8000, name='ted-small', cache=tmp_path)
+    again = bpe_tokenizer(ted.train, 8000, name='ted-small', cache=tmp_path)
+    assert not tok.cache_hit and again.cache_hit and again.path == tok.path
+    refs, srcs = [t for _, t in ted.test], [s for s, _ in ted.test]
+    assert again.decode_batch(again.encode_batch(refs)) == refs
+    assert again.decode_batch(again.encode_batch(srcs)) == srcs
+    assert all(3 not in ids for ids in again.encode_batch(refs))  # byte-level: never <unk>
