@@ -42,5 +42,10 @@ export: $(STAMP)
 clean-nbs: $(STAMP)
 	$(BIN)/nbdev_clean
 
+# README.md is generated from nbs/index.ipynb offline (nbdev_readme needs Quarto); cells tagged
+# hide-input show only their output
+README_CMD = $(BIN)/jupyter nbconvert --to markdown --log-level WARN --stdout \
+	--TagRemovePreprocessor.enabled=True --TagRemovePreprocessor.remove_input_tags='{"hide-input"}' \
+	--TagRemovePreprocessor.remove_cell_tags='{"remove-cell"}' nbs/index.ipynb
 readme: $(STAMP)
-	$(BIN)/python -m posenc.readme nbs/index.ipynb README.md
+	$(README_CMD) > README.md

@@ -1,0 +1,31 @@
+"Checks on the repository itself: README generated from index.ipynb, settings that the workflow relies on."
+import configparser, subprocess, sys
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[1]
+
+def test_readme_is_generated_from_index():
+    "README.md must be what `make readme` makes from nbs/index.ipynb."
+    jupyter = Path(sys.executable).parent / 'jupyter'
+    out = subprocess.run([str(jupyter), 'nbconvert', '--to', 'markdown', '--log-level', 'WARN', '--stdout',
+                          '--TagRemovePreprocessor.enabled=True', '--TagRemovePreprocessor.remove_input_tags={"hide-input"}',
+                          '--TagRemovePreprocessor.remove_cell_tags={"remove-cell"}', str(ROOT / 'nbs/index.ipynb')],
+                         capture_output=True, text=True, check=True).stdout
+    assert out == (ROOT / 'README.md').read_text(), "README.md is stale: run `make readme`"
+
+def test_readme_shows_the_two_commands_and_ci_runs_the_test_one():
+    readme = (ROOT / 'README.md').read_text()
+    assert 'make run ' in readme and 'make test ' in readme
+    assert 'make test' in (ROOT / '.ci/run').read_text()
+
+def test_settings_keep_papermill_tags_and_pin_torch():
+    cfg = configparser.ConfigParser(); cfg.read(ROOT / 'settings.ini')
+    d = cfg['DEFAULT']
+    assert d['allowed_cell_metadata_keys'] == 'tags'       # nbdev_clean must keep papermill's `parameters` tag
+    assert d['tst_flags'] == 'notest'
+    assert 'torch==2.13.0' in (ROOT / 'constraints.txt').read_text()
+    # one list of dependencies: environment.yml installs the project rather than repeating them
+    env = (ROOT / 'environment.yml').read_text()
+    for req in d['requirements'].split():
+        name = req.split('>')[0].split('<')[0].split('=')[0]
+        assert f'- {name}' not in env, f'{name} is listed twice (settings.ini and environment.yml)'
