@@ -5,7 +5,7 @@ BIN     := $(VENV)/bin
 STAMP   := $(VENV)/.posenc-installed
 PROFILE ?= default
 
-.PHONY: setup run test nbtest pytest sync export clean-nbs readme report bench help
+.PHONY: smoke status setup run test nbtest pytest sync export clean-nbs readme report bench help
 
 help:
 	@echo "make run    set up .venv and run the main job (profile=$(PROFILE))"
@@ -21,6 +21,12 @@ setup: $(STAMP)
 
 run: $(STAMP)
 	$(BIN)/posenc run --profile $(PROFILE)
+
+smoke: $(STAMP)
+	$(BIN)/posenc run --profile smoke
+
+status: $(STAMP)
+	$(BIN)/posenc status --profile $(PROFILE)
 
 test: $(STAMP) sync nbtest pytest
 

@@ -1,0 +1,69 @@
+"""The `posenc` console script: every subcommand parses and dispatches, and `posenc run` goes sweep → figures → report."""
+import json, subprocess, sys, time
+from pathlib import Path
+import pytest
+from posenc.encodings import pe_names
+
+_SCRIPT = Path(sys.executable).parent/'posenc'
+CMD = [str(_SCRIPT)] if _SCRIPT.exists() else [sys.executable, '-c', 'import sys; from posenc.cli import main; sys.exit(main())']
+
+
+def posenc(*args, timeout=300):
+    r = subprocess.run(CMD + [str(a) for a in args], capture_output=True, text=True, timeout=timeout)
+    return r.returncode, r.stdout, r.stderr
+
+
+def test_help_lists_every_command():
+    rc, out, _ = posenc('--help')
+    assert rc == 0
+    for c in ('run', 'sweep', 'status', 'figures', 'report', 'bench', 'pes'): assert f'  {c} ' in out, c
+
+
+def test_unknown_command():
+    rc, _, err = posenc('train')
+    assert rc == 2 and "unknown command 'train'" in err
+
+
+def test_pes_lists_the_registry():
+    t0 = time.time()
+    rc, out, _ = posenc('pes')
+    assert rc == 0
+    assert [l.split()[0] for l in out.splitlines()] == pe_names()
+    print(f"posenc pes: {time.time() - t0:.1f} s")
+
+
+def test_subcommand_help_comes_from_docments():
+    rc, out, _ = posenc('sweep', '--help')
+    assert rc == 0 and 'only these encodings, comma-separated' in out and '--skip_failed' in out
+
+
+def test_sweep_dry_run_and_status(tmp_path):
+    rc, out, _ = posenc('sweep', '--profile', 'smoke', '--dry-run', '--pes', 'alibi', '--tasks', 'copy', '--runs-dir', tmp_path)
+    assert rc == 0 and 'copy__alibi__s0' in out
+    assert not (tmp_path/'copy__alibi__s0').exists()
+    rc, out, _ = posenc('status', '--profile', 'smoke', '--runs-dir', tmp_path)
+    assert rc == 0 and '0 finished' in out
+
+
+def test_bad_profile_is_reported():
+    rc, _, err = posenc('sweep', '--profile', 'fast', '--dry-run')
+    assert rc == 1 and 'Valid profiles: smoke, default, cpu, gpu' in err
+
+
+def test_bench_delegates():
+    pytest.importorskip('posenc.bench')
+    rc, out, _ = posenc('bench', '--help')
+    assert rc == 0 and 'posenc bench' in out
+
+
+def test_run_main_job(tmp_path):
+    "The main job on a sliver of the smoke profile: one run, its figures and an HTML report."
+    pytest.importorskip('posenc.figures'); pytest.importorskip('posenc.report')
+    d = {k: tmp_path/k for k in ('runs', 'figures', 'report')}
+    rc, out, err = posenc('run', '--profile', 'smoke', '--pes', 'rope', '--tasks', 'copy', '--formats', 'html',
+                          '--runs-dir', d['runs'], '--figures-dir', d['figures'], '--report-dir', d['report'], timeout=600)
+    assert rc == 0, out + err
+    assert (d['runs']/'copy__rope__s0'/'metrics.json').is_file()
+    assert '1/3 sweep' in out and '2/3 figures' in out and '3/3 report' in out and 'Open the report' in out
+    html = [l.split('html: ')[1].strip() for l in out.splitlines() if 'html: ' in l]
+    assert html and Path(html[0]).is_file() and Path(html[0]).is_relative_to(d['report'])
