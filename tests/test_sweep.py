@@ -27,7 +27,7 @@ def test_nbdev_clean_keeps_parameters_tag(nb, tmp_path):
     "settings.ini's `allowed_cell_metadata_keys = tags` keeps papermill's tag through nbdev_clean."
     copy = tmp_path/nb.name
     shutil.copy(nb, copy)
-    r = subprocess.run([shutil.which('nbdev_clean') or 'nbdev_clean', '--fname', str(copy)], cwd=ROOT, capture_output=True, text=True)
+    r = subprocess.run([str(Path(sys.executable).parent/'nbdev_clean'), '--fname', str(copy)], cwd=ROOT, capture_output=True, text=True)
     assert r.returncode == 0, r.stderr
     cells = json.loads(copy.read_text())['cells']
     tagged = [c for c in cells if 'parameters' in c.get('metadata', {}).get('tags', [])]
