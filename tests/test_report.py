@@ -152,3 +152,20 @@ def test_no_runs_at_all(tmp_path):
     out = build_report(tmp_path/'nothing', tmp_path/'figs', tmp_path/'rep', formats=('html',))
     md = out['md'].read_text()
     assert 'No runs were found' in md and 'No run has finished' in md and 'pdf' not in out
+
+def test_bench_tables_match_bench_json(built):
+    runs, _, md = built
+    b = json.loads((runs.parent/'bench'/'fakehost'/'bench.json').read_text())
+    got = [t for t in tables(md) if t[0].startswith('Training step time ÷ none')]
+    assert {cap.split(',')[1].strip() for cap, _, _ in got} == {'lm', 'seq2seq'}
+    for cap, header, rows in got:
+        kind = cap.split(',')[1].strip()
+        for r in rows:
+            for h, cell in zip(header[1:], r[1:]):
+                x = next(x for x in b['train'] if x['kind'] == kind and x['pe'] == r[0] and x['T'] == int(h[2:]))
+                m = re.fullmatch(r'([\d.]+)(?:/[\d.]+)*(?: \[([\d.]+)\])?', cell)
+                assert abs(float(m[1]) - x['ratio_to_none']) <= 0.005 + 1e-9, (kind, r[0], h, cell)
+                assert (m[2] is None) == (x['ratio_to_xt'] is None)
+                if m[2]: assert abs(float(m[2]) - x['ratio_to_xt']) <= 0.005 + 1e-9
+    dec = [t for t in tables(md) if t[0].startswith('Incremental decoding')]
+    assert dec and all(abs(float(r[4]) - float(r[2].replace(',', '')) / float(r[3].replace(',', ''))) < 0.06 for r in dec[0][2])
