@@ -11,9 +11,9 @@ from .figures import (load_runs, select, tasks_of, by_pe, mean_std, ci95, bootst
                             TASK_KINDS, PE_ORDER, log)
 
 # %% auto #0
-__all__ = ['SEC_WHY', 'SEC_ENCODINGS', 'DATA_NOTES', 'CROSSREF_LUA', 'TYPST_META', 'num', 'pm', 'md_escape', 'md_table',
-           't_pvalue', 'welch', 'boot_p', 'ReportContext', 'front_matter', 'sec_encodings', 'sec_setup', 'best_pe',
-           'sec_translation', 'sec_lm', 'sec_synthetic', 'sec_results', 'sec_extrapolation', 'sec_speed',
+__all__ = ['SEC_WHY', 'SEC_ENCODINGS', 'DATA_NOTES', 'LOW_BLEU', 'CROSSREF_LUA', 'TYPST_META', 'num', 'pm', 'md_escape',
+           'md_table', 't_pvalue', 'welch', 'boot_p', 'ReportContext', 'front_matter', 'sec_encodings', 'sec_setup',
+           'best_pe', 'sec_translation', 'sec_lm', 'sec_synthetic', 'sec_results', 'sec_extrapolation', 'sec_speed',
            'sec_examples', 'fmt_p', 'judge', 'compare', 'conclusion_vaswani', 'conclusion_press',
            'conclusion_kazemnejad', 'conclusion_rope', 'sec_conclusions', 'sec_runs', 'report_markdown', 'render_html',
            'render_pdf', 'build_report']
@@ -269,6 +269,8 @@ def best_pe(groups:dict, get, higher:bool=True) -> str:
     if not means: return None
     return (max if higher else min)(means, key=means.get)
 
+LOW_BLEU = 10  # below this best mean beam BLEU, the report says the models have only begun to translate
+
 def sec_translation(ctx:ReportContext, task:str) -> str:
     "Results table for one translation task: BLEU and chrF (greedy and beam), difference to the best and its p-value."
     g = by_pe(select(ctx.runs, task=task))
@@ -282,15 +284,22 @@ def sec_translation(ctx:ReportContext, task:str) -> str:
         p = boot_p(boot[pe], boot[best]) if pe in boot and best in boot else d['p']
         rows.append([pe, _seeds(rs), pm([bleu('beam')(r) for r in rs]), pm([bleu('greedy')(r) for r in rs]),
                      pm([chrf('beam')(r) for r in rs]), pm([chrf('greedy')(r) for r in rs]),
-                     'best' if pe == best else num(d['diff']), '' if pe == best else ('< 0.001' if p < 0.001 else num(p, 3))])
+                     'best' if pe == best else num(d['diff']), '' if pe == best else ('< 0.001' if p < 0.001 else num(p, 3)),
+                     pm([r['metrics'].get('val_loss') for r in rs], 3)])
     sigs = sorted({f"{k}: {v}" for r in select(ctx.runs, task=task) for k, v in (r['metrics'].get('sacrebleu_signature') or {}).items()})
     out = [f'## {task} {{#sec-res-{task}}}\n',
-           md_table(['encoding', 'seeds', 'BLEU beam', 'BLEU greedy', 'chrF beam', 'chrF greedy', 'Δ BLEU vs best', 'p'], rows,
+           md_table(['encoding', 'seeds', 'BLEU beam', 'BLEU greedy', 'chrF beam', 'chrF greedy', 'Δ BLEU vs best', 'p', 'valid loss'], rows,
                     f'{task}: test scores, mean ± std over seeds. Δ: beam BLEU minus the best encoding\'s; p: '
-                    + ('paired bootstrap over test sentences (seed-averaged).' if boot else 'Welch\'s t test over seeds.'),
+                    + ('paired bootstrap over test sentences (seed-averaged).' if boot else 'Welch\'s t test over seeds.')
+                    + ' Valid loss: label-smoothed cross-entropy (nats per target token) on the validation set.',
                     f'res-{task}'),
            'sacrebleu signatures: ' + ('; '.join(f'`{s}`' for s in sigs) if sigs else 'not recorded') + '.'
            + (f' The scores with their intervals over seeds and over test sentences are drawn in {ctx.ref("translation")}.' if ctx.has_figure('translation') else '') + '\n']
+    top = max((mean_std([bleu('beam')(r) for r in rs])[0] for rs in g.values()), default=float('nan'))
+    if math.isfinite(top) and top < LOW_BLEU:
+        out.append(f"Every encoding stays below {LOW_BLEU} BLEU on {task} (best mean {num(top)}): with this little data and "
+                   f"this budget (@tbl-setup-models) the models have only begun to translate, so the table "
+                   f"compares encodings early in learning, and the validation loss separates them more finely than BLEU.\n")
     buckets = sorted({b for r in select(ctx.runs, task=task) for b in (r['metrics'].get('bleu_by_src_len') or {})},
                      key=lambda b: int(re.match(r'\d*', b).group() or 0))
     if buckets:

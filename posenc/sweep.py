@@ -14,7 +14,8 @@ from .data import project_root
 # %% auto #0
 __all__ = ['SYNTHETIC_TASKS', 'TRANSLATION_TASKS', 'TASK_TEMPLATES', 'PROFILES', 'templates_dir', 'template_path',
            'task_available', 'get_profile', 'Job', 'plan', 'template_params', 'check_params', 'run_paths', 'run_state',
-           'prepare_run', 'publish_run', 'strip_paths', 'Stopped', 'run_job', 'default_runs_dir', 'sweep', 'load_runs']
+           'prepare_run', 'publish_run', 'strip_paths', 'Stopped', 'run_job', 'time_left', 'default_runs_dir', 'sweep',
+           'load_runs']
 
 # %% ../nbs/10_sweep.ipynb #80125e63
 def _atomic_write(path:Path, text:str):
@@ -390,6 +391,30 @@ def _step_of(stage:Path) -> str:
     return f"step {rec['step']}" + (f"/{n}" if n else '')
 
 # %% ../nbs/10_sweep.ipynb #b4bec27d
+def _wall_of(runs_dir:Path, name:str) -> float|None:
+    "The wall time a finished run recorded in its metrics.json, or None."
+    try: return float(json.loads((Path(runs_dir)/name/'metrics.json').read_text())['wall_s'])
+    except (OSError, ValueError, KeyError, TypeError): return None
+
+def time_left(pending:list, # (task, seconds it has been running, or None while queued) per unfinished job
+              took:dict, # task -> sweep seconds of the runs this sweep finished
+              prior:dict=None, # task -> wall seconds recorded by earlier finished runs
+              overhead:list=(), # sweep seconds minus recorded wall seconds, for this sweep's runs
+              workers:int=1) -> float|None:
+    "Seconds until `pending` is done on `workers`, or None with nothing to go on."
+    mean = lambda xs: sum(xs) / len(xs) if xs else None
+    prior = prior or {}
+    every = [d for ds in took.values() for d in ds] or [d + (mean(overhead) or 0) for ds in prior.values() for d in ds]
+    if not pending: return 0.
+    if not every: return None
+    def est(task):
+        if took.get(task): return mean(took[task])
+        if prior.get(task): return mean(prior[task]) + (mean(overhead) or 0)
+        return mean(every)
+    work = sum(max(est(t) - (ran or 0), 0) for t, ran in pending)
+    return work / min(workers, len(pending))
+
+# %% ../nbs/10_sweep.ipynb #9ab31949
 def default_runs_dir(profile:str) -> Path:
     "Where a profile's runs go: `runs/<profile>` in the project."
     return project_root()/'runs'/profile
@@ -423,15 +448,21 @@ def sweep(profile:str|dict='default', # a key of `PROFILES`, or a profile dict
         todo = [j for j in jobs if state[j.name] != 'finished' and (retry_failed or state[j.name] != 'failed')]
         res['skipped'] = [j.name for j in jobs if j not in todo]
         n_done0 = len(res['skipped'])
+        prior = {}
+        for j in jobs:
+            w = _wall_of(runs_dir, j.name) if state[j.name] == 'finished' else None
+            if w is not None: prior.setdefault(j.task, []).append(w)
+        first = time_left([(j.task, None) for j in todo], {}, prior, workers=max(1, min(workers, len(todo))))
         out(f"sweep {prof['name']}: {len(jobs)} runs, {n_done0} already finished or failed, {len(todo)} to run "
-            f"on {min(workers, len(todo) or 1)} worker(s) × {threads} thread(s) → {runs_dir}")
+            f"on {min(workers, len(todo) or 1)} worker(s) × {threads} thread(s) → {runs_dir}"
+            + (f"   (about {_fmt(first)} from the runs already there)" if todo and first else ''))
         if dry_run:
             for j in todo: out(f"  {j.name:<36} {state[j.name]:<11} {Path(j.template).name} {j.params}")
             return res
         for j in todo: check_params(j)  # a wrong parameter fails the whole sweep before anything runs
         env = {**os.environ, 'OMP_NUM_THREADS': str(threads), 'MKL_NUM_THREADS': str(threads),
                'PYDEVD_DISABLE_FILE_VALIDATION': '1'}
-        queue, running, took = deque(todo), {}, {}
+        queue, running, took, overhead = deque(todo), {}, {}, []
         stop = threading.Event()
         old = {}
         def on_signal(signum, frame):
@@ -444,12 +475,8 @@ def sweep(profile:str|dict='default', # a key of `PROFILES`, or a profile dict
             for sig in (signal.SIGTERM, signal.SIGINT): old[sig] = signal.signal(sig, on_signal)
         t0 = last = time.time()
         def estimate():
-            mean = lambda xs: sum(xs) / len(xs) if xs else None
-            every_run = [d for ds in took.values() for d in ds]
-            if not every_run: return None
-            est = lambda j: mean(took.get(j.task, [])) or mean(every_run)
-            work = sum(est(j) for j in queue) + sum(max(est(j) - (time.time() - ts), 0) for j, ts, _ in running.values())
-            return work / min(workers, max(len(queue) + len(running), 1))
+            pending = [(j.task, None) for j in queue] + [(j.task, time.time() - ts) for j, ts, _ in running.values()]
+            return time_left(pending, took, prior, overhead, workers)
         def progress(): return f"[{n_done0 + sum(len(res[k]) for k in ('finished', 'failed'))}/{len(jobs)}]"
         try:
             while (queue or running):
@@ -474,6 +501,8 @@ def sweep(profile:str|dict='default', # a key of `PROFILES`, or a profile dict
                     log = runs_dir/'.partial'/f'{j.name}.log'
                     if rc == 0:
                         res['finished'].append(j.name); took.setdefault(j.task, []).append(dt)
+                        w = _wall_of(runs_dir, j.name)
+                        if w is not None: overhead.append(max(dt - w, 0.))
                         out(f"{progress()} done   {j.name:<36} {_fmt(dt):>7} (cpu {_fmt(cpu)})   elapsed {_fmt(time.time() - t0)}   left ~{_fmt(estimate())}")
                     elif rc in (130, -signal.SIGTERM, -signal.SIGINT) or (stop.is_set() and rc != 3):
                         res['stopped'].append(j.name); out(f"{progress()} stopped {j.name} (resumes next time)")

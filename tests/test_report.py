@@ -60,7 +60,8 @@ def test_result_tables_match_metrics(built):
     seen = set()
     get = lambda k: (lambda m: m.get(k))
     sub = lambda a, b: (lambda m: (m.get(a) or {}).get(b))
-    spec = {'test scores': [(2, sub('bleu', 'beam'), 2), (3, sub('bleu', 'greedy'), 2), (4, sub('chrf', 'beam'), 2), (5, sub('chrf', 'greedy'), 2)],
+    spec = {'test scores': [(2, sub('bleu', 'beam'), 2), (3, sub('bleu', 'greedy'), 2), (4, sub('chrf', 'beam'), 2), (5, sub('chrf', 'greedy'), 2),
+                            (8, get('val_loss'), 3)],
             'validation results': None, 'exact-match accuracy': [(2, get('acc_in_dist'), 3), (3, get('acc_ood'), 3)]}
     lmcols = {'val loss (nats)': ('val_loss', 3), 'perplexity': ('val_ppl', 2), 'bits/char': ('val_bpc', 3), 'bits/masked token': ('val_bpt_masked', 3)}
     for cap, header, rows in tables(md):
