@@ -15,8 +15,8 @@ __all__ = ['SEC_WHY', 'SEC_ENCODINGS', 'DATA_NOTES', 'LOW_BLEU', 'CROSSREF_LUA',
            'md_table', 't_pvalue', 'welch', 'boot_p', 'ReportContext', 'front_matter', 'sec_encodings', 'sec_setup',
            'best_pe', 'sec_translation', 'sec_lm', 'sec_synthetic', 'sec_results', 'sec_extrapolation', 'sec_speed',
            'sec_examples', 'fmt_p', 'judge', 'compare', 'conclusion_vaswani', 'conclusion_press',
-           'conclusion_kazemnejad', 'conclusion_rope', 'sec_conclusions', 'sec_runs', 'report_markdown', 'render_html',
-           'render_pdf', 'build_report']
+           'conclusion_kazemnejad', 'conclusion_rope', 'sec_conclusions', 'sec_runs', 'headline', 'headline_markdown',
+           'sec_glance', 'report_markdown', 'render_html', 'render_pdf', 'build_report']
 
 # %% ../nbs/12_report.ipynb #e1f6bb8d
 def num(x, nd:int=2) -> str:
@@ -598,9 +598,74 @@ def sec_runs(ctx:ReportContext) -> str:
     return '\n'.join(out)
 
 # %% ../nbs/12_report.ipynb #502192e6
+def _sliding_last(m):
+    "Validation loss (sliding window) at the longest evaluation length, from a LM run's metrics."
+    e = m.get('extrapolation') or {}
+    return (e.get('sliding_loss') or [None])[-1]
+
+def headline(runs:list[dict]) -> tuple[list, list, list]:
+    "Header, rows and the run count of the at-a-glance table: encodings × headline measures (mean ± std over seeds)."
+    runs = select(runs)
+    cols = []   # (header, {pe: [value per seed]}, higher is better, decimals)
+    def per_pe(task, get):
+        return {pe: [get(r['metrics']) for r in rs] for pe, rs in by_pe(select(runs, task=task)).items()}
+    if select(runs, task='shakespeare'):
+        cols.append(('Shakespeare bits/char ↓', per_pe('shakespeare', lambda m: m.get('val_bpc')), False, 3))
+        e = _first(select(runs, task='shakespeare'), 'metrics', 'extrapolation') or {}
+        if e.get('lengths'):
+            cols.append((f"Shakespeare loss at length {e['lengths'][-1]} (trained {e.get('train_len')}) ↓",
+                         per_pe('shakespeare', _sliding_last), False, 3))
+    if select(runs, task='shakespeare-mlm'):
+        cols.append(('MLM bits/masked char ↓', per_pe('shakespeare-mlm', lambda m: m.get('val_bpt_masked')), False, 3))
+    for t in tasks_of(runs, 'seq2seq'):
+        cols.append((f'{t} BLEU ↑', per_pe(t, lambda m: (m.get('bleu') or {}).get('beam')), True, 2))
+    syn = tasks_of(runs, 'synthetic')
+    if syn:
+        for key, name in (('acc_in_dist', 'synthetic acc. ≤ train ↑'), ('acc_ood', 'synthetic acc. longer ↑')):
+            vals = {}
+            for pe, rs in by_pe(select(runs, kind='synthetic')).items():
+                seeds = {}
+                for r in rs: seeds.setdefault(r['seed'], {})[r['task']] = r['metrics'].get(key)
+                vals[pe] = [float(np.mean([v[t] for t in syn])) for v in seeds.values()
+                            if all(isinstance(v.get(t), (int, float)) for t in syn)]
+            cols.append((name if len(syn) > 1 else f'{syn[0]} {name.split(" ", 1)[1]}', vals, True, 3))
+    pes = [pe for pe in by_pe(runs)]
+    rows = []
+    for pe in pes:
+        row = [pe]
+        for _, vals, hi, nd in cols:
+            means = {k: mean_std(v)[0] for k, v in vals.items() if mean_std(v)[2]}
+            best = (max if hi else min)(means, key=means.get) if means else None
+            cell = pm(vals.get(pe, []), nd)
+            row.append(f'**{cell}**' if pe == best else cell)
+        rows.append(row)
+    return ['encoding'] + [c[0] for c in cols], rows, len(runs)
+
+def headline_markdown(runs_dir, caption:bool=True) -> str:
+    "The at-a-glance table of the finished runs in `runs_dir`, as Markdown."
+    runs = load_runs(runs_dir)
+    header, rows, n = headline(runs)
+    if n == 0: return f'No finished run in `{runs_dir}`.\n'
+    seeds = sorted({r['seed'] for r in select(runs)})
+    wall = sum(r.get('wall_s') or 0 for r in select(runs))
+    took = f'{wall / 3600:.1f} h' if wall >= 3600 else f'{wall / 60:.0f} min'
+    cap = (f'{n} finished runs, seeds {", ".join(map(str, seeds))}; mean ± std over seeds, best mean in bold; '
+           f'the runs took {took} of wall time in all. Loss: validation loss in nats (sliding window).') if caption else None
+    return md_table(header, rows, cap, 'glance' if caption else None)
+
+def sec_glance(ctx:ReportContext) -> str:
+    "The opening section: the at-a-glance table, with pointers to the detailed sections."
+    header, rows, n = headline(ctx.runs)
+    if n == 0: return ''
+    return ('# Results at a glance {#sec-glance}\n\n'
+            'Each column is one headline measure (↓: lower is better), detailed in @sec-results and @sec-extrapolation; '
+            'the statistical comparisons with the literature are in @sec-conclusions.\n\n'
+            + headline_markdown(ctx.runs_dir))
+
+# %% ../nbs/12_report.ipynb #308bbd7f
 def report_markdown(ctx:ReportContext) -> str:
     "The whole report as Quarto-compatible Markdown."
-    parts = [front_matter(ctx), SEC_WHY, sec_encodings(ctx), sec_setup(ctx), sec_results(ctx), sec_extrapolation(ctx),
+    parts = [front_matter(ctx), sec_glance(ctx), SEC_WHY, sec_encodings(ctx), sec_setup(ctx), sec_results(ctx), sec_extrapolation(ctx),
              sec_speed(ctx), sec_examples(ctx), sec_conclusions(ctx), sec_runs(ctx)]
     return '\n'.join(p.strip('\n') + '\n' for p in parts)
 

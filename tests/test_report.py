@@ -170,3 +170,27 @@ def test_bench_tables_match_bench_json(built):
                 if m[2]: assert abs(float(m[2]) - x['ratio_to_xt']) <= 0.005 + 1e-9
     dec = [t for t in tables(md) if t[0].startswith('Incremental decoding')]
     assert dec and all(abs(float(r[4]) - float(r[2].replace(',', '')) / float(r[3].replace(',', ''))) < 0.06 for r in dec[0][2])
+
+def test_glance_matches_metrics(built):
+    runs, _, md = built
+    cap, header, rows = next(t for t in tables(md) if 'best mean in bold' in t[0])
+    assert md.index('best mean in bold') < md.index('# Why positional encodings')      # it opens the report
+    get = {'Shakespeare bits/char ↓': ('shakespeare', lambda m: m['val_bpc'], 3, min),
+           'MLM bits/masked char ↓': ('shakespeare-mlm', lambda m: m['val_bpt_masked'], 3, min),
+           'ted-small BLEU ↑': ('ted-small', lambda m: m['bleu']['beam'], 2, max),
+           'copy acc. ≤ train ↑': ('copy', lambda m: m['acc_in_dist'], 3, max),
+           'copy acc. longer ↑': ('copy', lambda m: m['acc_ood'], 3, max)}
+    ext = next(h for h in header if h.startswith('Shakespeare loss at length'))
+    get[ext] = ('shakespeare', lambda m: m['extrapolation']['sliding_loss'][-1], 3, min)
+    assert set(header[1:]) == set(get)
+    for j, h in enumerate(header[1:], 1):
+        task, f, nd, pick = get[h]
+        vals = {r[0]: [f(m) for s in SEEDS if (m := metrics(runs, task, r[0], s)) and m['status'] == 'ok'] for r in rows}
+        best = pick(vals, key=lambda pe: np.mean(vals[pe]))
+        for r in rows:
+            cell = r[j]
+            assert cell.startswith('**') == (r[0] == best), (h, r[0], cell)
+            check_pm(cell.strip('*'), vals[r[0]], nd)
+    assert sorted(r[0] for r in rows) == sorted(PES)
+    n = sum(1 for d in runs.iterdir() if (d/'metrics.json').is_file())
+    assert cap.startswith(f'{n} finished runs, seeds 0, 1;')
