@@ -13,10 +13,10 @@ from .figures import (load_runs, select, tasks_of, by_pe, mean_std, ci95, bootst
 # %% auto #0
 __all__ = ['SEC_WHY', 'SEC_ENCODINGS', 'DATA_NOTES', 'LOW_BLEU', 'CROSSREF_LUA', 'TYPST_META', 'num', 'pm', 'md_escape',
            'md_table', 't_pvalue', 'welch', 'boot_p', 'ReportContext', 'front_matter', 'sec_encodings', 'sec_setup',
-           'best_pe', 'sec_translation', 'sec_lm', 'sec_synthetic', 'sec_results', 'sec_extrapolation', 'sec_speed',
-           'sec_examples', 'fmt_p', 'judge', 'compare', 'conclusion_vaswani', 'conclusion_press',
-           'conclusion_kazemnejad', 'conclusion_rope', 'sec_conclusions', 'sec_runs', 'headline', 'headline_markdown',
-           'sec_glance', 'report_markdown', 'render_html', 'render_pdf', 'build_report']
+           'best_pe', 'top_bleu', 'low_bleu_caveat', 'sec_translation', 'sec_lm', 'sec_synthetic', 'sec_results',
+           'sec_extrapolation', 'sec_speed', 'sec_examples', 'fmt_p', 'judge', 'compare', 'conclusion_vaswani',
+           'conclusion_press', 'conclusion_kazemnejad', 'conclusion_rope', 'sec_conclusions', 'sec_runs', 'headline',
+           'headline_markdown', 'sec_glance', 'report_markdown', 'render_html', 'render_pdf', 'build_report']
 
 # %% ../nbs/12_report.ipynb #e1f6bb8d
 def num(x, nd:int=2) -> str:
@@ -271,6 +271,18 @@ def best_pe(groups:dict, get, higher:bool=True) -> str:
 
 LOW_BLEU = 10  # below this best mean beam BLEU, the report says the models have only begun to translate
 
+def top_bleu(ctx:ReportContext, task:str) -> float:
+    "The best mean (over seeds) beam BLEU of any encoding on `task`; NaN without finished runs."
+    means = [mean_std([(r['metrics'].get('bleu') or {}).get('beam') for r in rs])[0] for rs in by_pe(select(ctx.runs, task=task)).values()]
+    means = [m for m in means if math.isfinite(m)]
+    return max(means) if means else math.nan
+
+def low_bleu_caveat(ctx:ReportContext, task:str) -> str:
+    "A sentence for the conclusions when every encoding is below `LOW_BLEU` on `task` (else '')."
+    top = top_bleu(ctx, task)
+    return (f' Every encoding is below {LOW_BLEU} BLEU on {task} (@sec-res-{task}): a difference between models that '
+            f'have only begun to translate.') if top < LOW_BLEU else ''
+
 def sec_translation(ctx:ReportContext, task:str) -> str:
     "Results table for one translation task: BLEU and chrF (greedy and beam), difference to the best and its p-value."
     g = by_pe(select(ctx.runs, task=task))
@@ -295,8 +307,8 @@ def sec_translation(ctx:ReportContext, task:str) -> str:
                     f'res-{task}'),
            'sacrebleu signatures: ' + ('; '.join(f'`{s}`' for s in sigs) if sigs else 'not recorded') + '.'
            + (f' The scores with their intervals over seeds and over test sentences are drawn in {ctx.ref("translation")}.' if ctx.has_figure('translation') else '') + '\n']
-    top = max((mean_std([bleu('beam')(r) for r in rs])[0] for rs in g.values()), default=float('nan'))
-    if math.isfinite(top) and top < LOW_BLEU:
+    top = top_bleu(ctx, task)
+    if top < LOW_BLEU:
         out.append(f"Every encoding stays below {LOW_BLEU} BLEU on {task} (best mean {num(top)}): with this little data and "
                    f"this budget (@tbl-setup-models) the models have only begun to translate, so the table "
                    f"compares encodings early in learning, and the validation loss separates them more finely than BLEU.\n")
@@ -513,7 +525,8 @@ def conclusion_vaswani(ctx) -> list[str]:
         what = 'beam BLEU' if t in tr else 'validation loss (nats)'
         if c is None: out.append(f'On {t}, learned and sinusoidal encodings cannot be compared: one of them has no finished run.'); continue
         out.append(f'On {t}, learnable − sinusoidal {what} = {_cmp_text(c, 2 if t in tr else 3)}. '
-                   f'Vaswani et al. (2017) found learned and sinusoidal encodings nearly identical; this {judge(c["diff"], c["p"], 0)}.')
+                   f'Vaswani et al. (2017) found learned and sinusoidal encodings nearly identical; this {judge(c["diff"], c["p"], 0)}.'
+                   + (low_bleu_caveat(ctx, t) if t in tr else ''))
     return out or ['No translation or language-model runs, so the learned-versus-sinusoidal question of Vaswani et al. (2017) is not examined.']
 
 def conclusion_press(ctx) -> list[str]:
@@ -562,7 +575,7 @@ def conclusion_rope(ctx) -> list[str]:
         other = max((pe for pe in means if pe != 'rope'), key=means.get)
         c = compare(ctx, t, 'rope', other, _bleu, boot_metric='bleu')
         out.append(f"On {t}, RoPE − {other} (the best other encoding) beam BLEU = {_cmp_text(c)}. Published fr→en translation "
-                   f"results put RoPE ahead of the absolute encodings; this {judge(c['diff'], c['p'], 1)}.")
+                   f"results put RoPE ahead of the absolute encodings; this {judge(c['diff'], c['p'], 1)}." + low_bleu_caveat(ctx, t))
     return out or ['No translation runs, so the reports that put RoPE ahead on fr→en translation are not examined.']
 
 def sec_conclusions(ctx:ReportContext) -> str:
@@ -647,7 +660,7 @@ def headline_markdown(runs_dir, caption:bool=True) -> str:
     header, rows, n = headline(runs)
     if n == 0: return f'No finished run in `{runs_dir}`.\n'
     seeds = sorted({r['seed'] for r in select(runs)})
-    wall = sum(r.get('wall_s') or 0 for r in select(runs))
+    wall = sum(r['metrics'].get('wall_s') or 0 for r in select(runs))
     took = f'{wall / 3600:.1f} h' if wall >= 3600 else f'{wall / 60:.0f} min'
     cap = (f'{n} finished runs, seeds {", ".join(map(str, seeds))}; mean ± std over seeds, best mean in bold; '
            f'the runs took {took} of wall time in all. Loss: validation loss in nats (sliding window).') if caption else None

@@ -192,5 +192,8 @@ def test_glance_matches_metrics(built):
             assert cell.startswith('**') == (r[0] == best), (h, r[0], cell)
             check_pm(cell.strip('*'), vals[r[0]], nd)
     assert sorted(r[0] for r in rows) == sorted(PES)
-    n = sum(1 for d in runs.iterdir() if (d/'metrics.json').is_file())
-    assert cap.startswith(f'{n} finished runs, seeds 0, 1;')
+    done = [json.loads((d/'metrics.json').read_text()) for d in runs.iterdir() if (d/'metrics.json').is_file()]
+    assert cap.startswith(f'{len(done)} finished runs, seeds 0, 1;')
+    m = re.search(r'the runs took ([\d.]+) (h|min) of wall time', cap)
+    wall = sum(x['wall_s'] for x in done)
+    assert m and wall > 0 and abs(float(m[1]) - (wall / 3600 if m[2] == 'h' else wall / 60)) <= 0.5 + 1e-9
