@@ -654,8 +654,8 @@ def headline(runs:list[dict]) -> tuple[list, list, list]:
         rows.append(row)
     return ['encoding'] + [c[0] for c in cols], rows, len(runs)
 
-def headline_markdown(runs_dir, caption:bool=True) -> str:
-    "The at-a-glance table of the finished runs in `runs_dir`, as Markdown."
+def headline_markdown(runs_dir, label:str|None='glance') -> str:
+    "The at-a-glance table of the finished runs in `runs_dir`, as Markdown: a Quarto caption with `label`, or (None) a plain sentence under the table."
     runs = load_runs(runs_dir)
     header, rows, n = headline(runs)
     if n == 0: return f'No finished run in `{runs_dir}`.\n'
@@ -663,8 +663,9 @@ def headline_markdown(runs_dir, caption:bool=True) -> str:
     wall = sum(r['metrics'].get('wall_s') or 0 for r in select(runs))
     took = f'{wall / 3600:.1f} h' if wall >= 3600 else f'{wall / 60:.0f} min'
     cap = (f'{n} finished runs, seeds {", ".join(map(str, seeds))}; mean ± std over seeds, best mean in bold; '
-           f'the runs took {took} of wall time in all. Loss: validation loss in nats (sliding window).') if caption else None
-    return md_table(header, rows, cap, 'glance' if caption else None)
+           f'the runs took {took} of wall time in all. Loss: validation loss in nats (sliding window).')
+    if label is None: return md_table(header, rows) + '\n' + cap + '\n'
+    return md_table(header, rows, cap, label)
 
 def sec_glance(ctx:ReportContext) -> str:
     "The opening section: the at-a-glance table, with pointers to the detailed sections."
