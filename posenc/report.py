@@ -13,10 +13,11 @@ from .figures import (load_runs, select, tasks_of, by_pe, mean_std, ci95, bootst
 # %% auto #0
 __all__ = ['SEC_WHY', 'SEC_ENCODINGS', 'DATA_NOTES', 'LOW_BLEU', 'CROSSREF_LUA', 'TYPST_META', 'num', 'pm', 'md_escape',
            'md_table', 't_pvalue', 'welch', 'boot_p', 'ReportContext', 'front_matter', 'sec_encodings', 'sec_setup',
-           'best_pe', 'top_bleu', 'low_bleu_caveat', 'sec_translation', 'sec_lm', 'sec_synthetic', 'sec_results',
-           'sec_extrapolation', 'sec_speed', 'sec_examples', 'fmt_p', 'judge', 'compare', 'conclusion_vaswani',
-           'conclusion_press', 'conclusion_kazemnejad', 'conclusion_rope', 'sec_conclusions', 'sec_runs', 'headline',
-           'headline_markdown', 'sec_glance', 'report_markdown', 'render_html', 'render_pdf', 'build_report']
+           'pe_means', 'best_pe', 'top_bleu', 'low_bleu_caveat', 'sec_translation', 'sec_lm', 'sec_synthetic',
+           'sec_results', 'sec_extrapolation', 'sec_speed', 'sec_examples', 'fmt_p', 'judge', 'compare',
+           'conclusion_vaswani', 'conclusion_press', 'conclusion_kazemnejad', 'conclusion_rope', 'sec_conclusions',
+           'sec_runs', 'headline', 'headline_markdown', 'sec_glance', 'report_markdown', 'render_html', 'render_pdf',
+           'build_report']
 
 # %% ../nbs/12_report.ipynb #e1f6bb8d
 def num(x, nd:int=2) -> str:
@@ -262,20 +263,24 @@ def _failed_note(ctx, task) -> str:
     return (f"\n{len(bad)} run(s) of {task} did not finish and are left out of the table: "
             + ', '.join(f"`{r['id']}` ({r['status']})" for r in bad) + '.\n')
 
+def pe_means(groups:dict, get) -> dict:
+    "Mean over seeds of `get(run)` for each encoding of `groups` (encoding → runs) that has a finite value."
+    means = {pe: mean_std([get(r) for r in rs])[0] for pe, rs in groups.items()}
+    return {k: v for k, v in means.items() if math.isfinite(v)}
+
 def best_pe(groups:dict, get, higher:bool=True) -> str:
     "The encoding with the best mean over seeds of `get(run)`."
-    means = {pe: mean_std([get(r) for r in rs])[0] for pe, rs in groups.items()}
-    means = {k: v for k, v in means.items() if math.isfinite(v)}
+    means = pe_means(groups, get)
     if not means: return None
     return (max if higher else min)(means, key=means.get)
+
+_bleu = lambda r: (r['metrics'].get('bleu') or {}).get('beam')
 
 LOW_BLEU = 10  # below this best mean beam BLEU, the report says the models have only begun to translate
 
 def top_bleu(ctx:ReportContext, task:str) -> float:
     "The best mean (over seeds) beam BLEU of any encoding on `task`; NaN without finished runs."
-    means = [mean_std([(r['metrics'].get('bleu') or {}).get('beam') for r in rs])[0] for rs in by_pe(select(ctx.runs, task=task)).values()]
-    means = [m for m in means if math.isfinite(m)]
-    return max(means) if means else math.nan
+    return max(pe_means(by_pe(select(ctx.runs, task=task)), _bleu).values(), default=math.nan)
 
 def low_bleu_caveat(ctx:ReportContext, task:str) -> str:
     "A sentence for the conclusions when every encoding is below `LOW_BLEU` on `task` (else '')."
@@ -514,7 +519,6 @@ def _cmp_text(c:dict, nd:int=2) -> str:
     se = f" ± {num(c['se'], nd)}" if math.isfinite(c['se']) else ''
     return f"{num(c['diff'], nd)}{se} ({fmt_p(c['p'])}, {c['how']}; seeds {c['n'][0]} and {c['n'][1]})"
 
-_bleu = lambda r: (r['metrics'].get('bleu') or {}).get('beam')
 
 def conclusion_vaswani(ctx) -> list[str]:
     out = []
@@ -536,8 +540,8 @@ def conclusion_press(ctx) -> list[str]:
         if 'alibi' not in g: out.append(f'On {t} there is no finished ALiBi run with extrapolation results, so Press et al. (2022) cannot be checked.'); continue
         rise = lambda r: (lambda s: s[-1] - s[0] if s and s[0] is not None and s[-1] is not None else None)(r['metrics']['extrapolation'].get('sliding_loss'))
         ex = g['alibi'][0]['metrics']['extrapolation']
-        means = {pe: mean_std([rise(r) for r in rs])[0] for pe, rs in g.items()}
-        order = sorted((pe for pe in means if math.isfinite(means[pe])), key=means.get)
+        means = pe_means(g, rise)
+        order = sorted(means, key=means.get)
         if len(order) < 2: out.append(f'On {t}, ALiBi is the only encoding with extrapolation results; there is nothing to compare.'); continue
         other = next(pe for pe in order if pe != 'alibi')
         c = compare(ctx, t, other, 'alibi', rise)   # positive: ALiBi's loss rises less than the best other encoding's
@@ -552,9 +556,9 @@ def conclusion_kazemnejad(ctx) -> list[str]:
     for t in tasks_of(ctx.runs, 'synthetic'):
         g = by_pe(select(ctx.runs, task=t))
         acc = lambda r: r['metrics'].get('acc_ood')
-        means = {pe: mean_std([acc(r) for r in rs])[0] for pe, rs in g.items()}
-        ours = [pe for pe in ('none', 't5') if pe in means and math.isfinite(means[pe])]
-        rest = [pe for pe in means if pe not in ('none', 't5') and math.isfinite(means[pe])]
+        means = pe_means(g, acc)
+        ours = [pe for pe in ('none', 't5') if pe in means]
+        rest = [pe for pe in means if pe not in ('none', 't5')]
         if not ours or not rest:
             out.append(f"On {t}, {'NoPE and T5 have' if not ours else 'only NoPE/T5 have'} no finished runs to compare, so Kazemnejad et al. (2023) cannot be checked."); continue
         a, b = max(ours, key=means.get), max(rest, key=means.get)
@@ -568,8 +572,7 @@ def conclusion_rope(ctx) -> list[str]:
     out = []
     for t in tasks_of(ctx.runs, 'seq2seq'):
         g = by_pe(select(ctx.runs, task=t))
-        means = {pe: mean_std([_bleu(r) for r in rs])[0] for pe, rs in g.items()}
-        means = {k: v for k, v in means.items() if math.isfinite(v)}
+        means = pe_means(g, _bleu)
         if 'rope' not in means or len(means) < 2:
             out.append(f'On {t} there is no finished RoPE run or nothing to compare it with, so the RoPE claim cannot be checked.'); continue
         other = max((pe for pe in means if pe != 'rope'), key=means.get)
@@ -616,7 +619,7 @@ def _sliding_last(m):
     e = m.get('extrapolation') or {}
     return (e.get('sliding_loss') or [None])[-1]
 
-def headline(runs:list[dict]) -> tuple[list, list, list]:
+def headline(runs:list[dict]) -> tuple[list, list, int]:
     "Header, rows and the run count of the at-a-glance table: encodings × headline measures (mean ± std over seeds)."
     runs = select(runs)
     cols = []   # (header, {pe: [value per seed]}, higher is better, decimals)
@@ -642,23 +645,21 @@ def headline(runs:list[dict]) -> tuple[list, list, list]:
                 vals[pe] = [float(np.mean([v[t] for t in syn])) for v in seeds.values()
                             if all(isinstance(v.get(t), (int, float)) for t in syn)]
             cols.append((name if len(syn) > 1 else f'{syn[0]} {name.split(" ", 1)[1]}', vals, True, 3))
-    pes = [pe for pe in by_pe(runs)]
-    rows = []
-    for pe in pes:
-        row = [pe]
-        for _, vals, hi, nd in cols:
-            means = {k: mean_std(v)[0] for k, v in vals.items() if mean_std(v)[2]}
-            best = (max if hi else min)(means, key=means.get) if means else None
-            cell = pm(vals.get(pe, []), nd)
-            row.append(f'**{cell}**' if pe == best else cell)
-        rows.append(row)
+    best = []
+    for _, vals, hi, _ in cols:
+        means = {k: m for k, v in vals.items() if math.isfinite(m := mean_std(v)[0])}
+        best.append((max if hi else min)(means, key=means.get) if means else None)
+    def cell(pe, vals, nd, b):
+        c = pm(vals.get(pe, []), nd)
+        return f'**{c}**' if pe == b else c
+    rows = [[pe] + [cell(pe, vals, nd, b) for (_, vals, _, nd), b in zip(cols, best)] for pe in by_pe(runs)]
     return ['encoding'] + [c[0] for c in cols], rows, len(runs)
 
-def headline_markdown(runs_dir, label:str|None='glance') -> str:
-    "The at-a-glance table of the finished runs in `runs_dir`, as Markdown: a Quarto caption with `label`, or (None) a plain sentence under the table."
-    runs = load_runs(runs_dir)
+def headline_markdown(runs, label:str|None='glance') -> str:
+    "The at-a-glance table of `runs` (loaded runs, or a runs folder) as Markdown: a Quarto caption with `label`, or (None) a plain sentence under the table."
+    if not isinstance(runs, list): runs = load_runs(runs)
     header, rows, n = headline(runs)
-    if n == 0: return f'No finished run in `{runs_dir}`.\n'
+    if n == 0: return 'No finished run.\n'
     seeds = sorted({r['seed'] for r in select(runs)})
     wall = sum(r['metrics'].get('wall_s') or 0 for r in select(runs))
     took = f'{wall / 3600:.1f} h' if wall >= 3600 else f'{wall / 60:.0f} min'
@@ -669,12 +670,11 @@ def headline_markdown(runs_dir, label:str|None='glance') -> str:
 
 def sec_glance(ctx:ReportContext) -> str:
     "The opening section: the at-a-glance table, with pointers to the detailed sections."
-    header, rows, n = headline(ctx.runs)
-    if n == 0: return ''
+    if not select(ctx.runs): return ''
     return ('# Results at a glance {#sec-glance}\n\n'
             'Each column is one headline measure (↓: lower is better), detailed in @sec-results and @sec-extrapolation; '
             'the statistical comparisons with the literature are in @sec-conclusions.\n\n'
-            + headline_markdown(ctx.runs_dir))
+            + headline_markdown(ctx.runs))
 
 # %% ../nbs/12_report.ipynb #308bbd7f
 def report_markdown(ctx:ReportContext) -> str:

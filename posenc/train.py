@@ -147,12 +147,14 @@ def _umask() -> int:
     "The process umask (read by setting it and putting it back)."
     m = os.umask(0o022); os.umask(m); return m
 
+_FILE_MODE = 0o666 & ~_umask()  # the mode `open` would give a new file; read once, as umask is process-wide state
+
 def atomic_write(path:str|Path, data:str|bytes):
     "Write text or bytes to `path` through a temporary file, flushed to disk, and `os.replace`; the file gets the usual mode (0666 less the umask)."
     path = Path(path); path.parent.mkdir(parents=True, exist_ok=True)
     fd, tmp = tempfile.mkstemp(dir=path.parent, prefix='.' + path.name, suffix='.tmp')
     try:
-        os.fchmod(fd, 0o666 & ~_umask())   # mkstemp makes 0600 files; others reading the runs need the usual mode
+        os.fchmod(fd, _FILE_MODE)   # mkstemp makes 0600 files; others reading the runs need the usual mode
         with os.fdopen(fd, 'wb' if isinstance(data, bytes) else 'w') as f:
             f.write(data); f.flush(); os.fsync(f.fileno())
         os.replace(tmp, path)
@@ -186,7 +188,7 @@ def save_checkpoint(path:str|Path, state:dict):
     "Atomically `torch.save` a checkpoint."
     path = Path(path); path.parent.mkdir(parents=True, exist_ok=True)
     fd, tmp = tempfile.mkstemp(dir=path.parent, prefix='.' + path.name, suffix='.tmp'); os.close(fd)
-    try: os.chmod(tmp, 0o666 & ~_umask()); torch.save(state, tmp); os.replace(tmp, path)
+    try: os.chmod(tmp, _FILE_MODE); torch.save(state, tmp); os.replace(tmp, path)
     finally:
         if os.path.exists(tmp): os.remove(tmp)
 

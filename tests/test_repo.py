@@ -29,3 +29,17 @@ def test_settings_keep_papermill_tags_and_pin_torch():
     for req in d['requirements'].split():
         name = req.split('>')[0].split('<')[0].split('=')[0]
         assert f'- {name}' not in env, f'{name} is listed twice (settings.ini and environment.yml)'
+
+def _link_free(md:str) -> str:
+    "Markdown with the figure paths cut to the file name (they depend on where the report was written)."
+    import re
+    return re.sub(r'\]\([^)]*/(figures/[^)]+)\)', r'](\1)', md)
+
+def test_committed_numbers_come_from_runs_cpu(tmp_path):
+    "README's at-a-glance table and the committed report/cpu/report.md are what runs/cpu gives today."
+    from posenc.report import build_report, headline_markdown
+    runs = ROOT / 'runs' / 'cpu'
+    assert headline_markdown(runs, label=None).strip() in (ROOT / 'README.md').read_text()
+    out = build_report(runs, ROOT / 'figures' / 'cpu', tmp_path / 'report', formats=())
+    assert _link_free(out['md'].read_text()) == _link_free((ROOT / 'report' / 'cpu' / 'report.md').read_text()), \
+        "report/cpu is stale: run `posenc report --profile cpu`"
