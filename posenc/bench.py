@@ -9,15 +9,16 @@ from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 import torch
 import torch.nn.functional as F
-from .encodings import pe_names
+from .encodings import pe_names, PE_REGISTRY
 from .models import build_model
 from .tokenize import PAD_ID, BOS_ID, EOS_ID
 from .train import write_json
 
 # %% auto #0
-__all__ = ['XT_PE', 'XT_NO_FLASH', 'QUICK', 'cpu_model', 'machine_info', 'machine_tag', 'bench_config', 'make_step',
-           'time_rounds', 'peak_memory', 'decode_bench', 'run_bench', 'add_ratios', 'merge_runs', 'bench_table',
-           'decode_table', 'plot_bench', 'main']
+__all__ = ['XT_PE', 'XT_NO_FLASH', 'QUICK', 'PE_CATEGORY', 'TIME_TARGETS', 'MEM_TARGETS', 'cpu_model', 'machine_info',
+           'machine_tag', 'bench_config', 'make_step', 'time_rounds', 'peak_memory', 'decode_bench', 'bench_pes',
+           'run_bench', 'add_ratios', 'merge_runs', 'pe_category', 'bench_targets', 'targets_table', 'bench_table',
+           'decode_table', 'plot_bench', 'print_tables', 'main']
 
 # %% ../nbs/13_bench.ipynb #93781241
 def cpu_model() -> str:
@@ -28,43 +29,58 @@ def cpu_model() -> str:
     except OSError: pass
     return platform.processor() or platform.machine()
 
-def machine_info(threads:int) -> dict:
-    "What the numbers depend on: CPU, cores, threads used, library versions, load at the start."
+def machine_info(threads:int, # torch threads used on the CPU
+                 device:str='cpu') -> dict: # 'cpu' or 'cuda' (the GPU's name, memory and CUDA version are added)
+    "What the numbers depend on: CPU (or GPU), cores, threads used, library versions, load at the start."
     try: import x_transformers; xt = getattr(x_transformers, '__version__', None) or _dist_version('x-transformers')
     except ImportError: xt = None
-    return dict(cpu=cpu_model(), logical_cpus=os.cpu_count(), torch_threads=threads, torch=torch.__version__,
+    info = dict(cpu=cpu_model(), logical_cpus=os.cpu_count(), torch_threads=threads, torch=torch.__version__,
                 python=platform.python_version(), platform=platform.platform(), x_transformers=xt,
                 load_avg=list(os.getloadavg()) if hasattr(os, 'getloadavg') else None)
+    if str(device).startswith('cuda'):
+        p = torch.cuda.get_device_properties(torch.device(device))
+        info.update(device='cuda', gpu=torch.cuda.get_device_name(torch.device(device)), gpu_memory_gb=round(p.total_memory / 2**30, 1),
+                    cuda=torch.version.cuda, precision='bf16 autocast')
+    else: info.update(device='cpu', precision='fp32')
+    return info
 
 def _dist_version(name):
     from importlib.metadata import version, PackageNotFoundError
     try: return version(name)
     except PackageNotFoundError: return None
 
+_GPU_NOISE = re.compile(r'^(\d+gb|hbm\d*e?|pcie|sxm\d*|nvl|geforce|tesla|graphics|gpu)$')
+
 def machine_tag(info:dict) -> str:
-    "A short folder name for a machine: CPU vendor and family, and the threads used (e.g. `amd-epyc-2t`)."
+    "A short folder name for a machine: CPU vendor and family and the threads used (`amd-epyc-2t`), or the GPU (`nvidia-h100`)."
+    if info.get('gpu'):
+        words = [w for w in re.split(r'[^a-z0-9]+', info['gpu'].lower()) if w and not _GPU_NOISE.match(w)]
+        return '-'.join(words[:3])
     words = re.sub(r'\(.*?\)|@.*|cpu|processor|\d+-core', ' ', info['cpu'].lower()).split()
     return '-'.join(re.sub(r'[^a-z0-9]', '', w) for w in words[:3] if re.sub(r'[^a-z0-9]', '', w)) + f"-{info['torch_threads']}t"
 
 # %% ../nbs/13_bench.ipynb #c4fb22c3
 XT_PE = {'none': dict(use_abs_pos_emb=False), 'learnable': dict(), 'sinusoidal': dict(scaled_sinu_pos_emb=True),
-         'rope': dict(rotary_pos_emb=True, use_abs_pos_emb=False), 'alibi': dict(alibi_pos_bias=True, use_abs_pos_emb=False),
-         't5': dict(rel_pos_bias=True, use_abs_pos_emb=False)}
-XT_NO_FLASH = {'t5': "x-transformers: 'flash attention not compatible with t5 relative positional bias' (runs its own attention)"}
+         'rope': dict(rotary_pos_emb=True, use_abs_pos_emb=False), 'xpos': dict(rotary_xpos=True, use_abs_pos_emb=False),
+         'alibi': dict(alibi_pos_bias=True, use_abs_pos_emb=False), 't5': dict(rel_pos_bias=True, use_abs_pos_emb=False),
+         'cope': dict(attn_use_cope=True, use_abs_pos_emb=False)}
+XT_NO_FLASH = {'t5': "x-transformers: 'flash attention not compatible with t5 relative positional bias' (runs its own attention)",
+               'cope': "x-transformers: 'CoPE is not flash attention compatible' (runs its own attention)"}
 
 def bench_config(lib:str, # 'posenc' or 'xt' (x-transformers)
                  kind:str, # 'lm' or 'seq2seq'
                  pe:str, # encoding name (posenc's; see `XT_PE` for the x-transformers counterparts)
                  T:int, # context length (source and target length for seq2seq)
-                 batch:int, d_model:int=128, n_heads:int=4, n_layers:int=4, vocab_size:int=1000, seed:int=0) -> dict:
+                 batch:int, d_model:int=128, n_heads:int=4, n_layers:int=4, vocab_size:int=1000, seed:int=0,
+                 device:str='cpu') -> dict: # 'cpu' (fp32) or 'cuda' (bf16 autocast)
     "One benchmark configuration as a JSON-able dict."
     return dict(lib=lib, kind=kind, pe=pe, T=T, batch=batch, d_model=d_model, n_heads=n_heads, n_layers=n_layers,
-                vocab_size=vocab_size, seed=seed)
+                vocab_size=vocab_size, seed=seed, device=device)
 
 def _xt_model(c):
     from x_transformers import TransformerWrapper, Decoder, XTransformer
     opts = dict(XT_PE[c['pe']], attn_flash=c['pe'] not in XT_NO_FLASH)
-    if 'rotary_pos_emb' in opts: opts.update(rotary_emb_dim=c['d_model'] // c['n_heads'], verbose=False)
+    if opts.get('rotary_pos_emb') or opts.get('rotary_xpos'): opts.update(rotary_emb_dim=c['d_model'] // c['n_heads'], verbose=False)
     wrap = {k: opts.pop(k) for k in ('use_abs_pos_emb', 'scaled_sinu_pos_emb') if k in opts}
     if c['kind'] == 'lm':
         return TransformerWrapper(num_tokens=c['vocab_size'], max_seq_len=c['T'], tie_embedding=True, **wrap,
@@ -74,27 +90,31 @@ def _xt_model(c):
     return XTransformer(dim=c['d_model'], tie_token_emb=True, **side)
 
 def make_step(c:dict): # a `bench_config`
-    "Build the model, a fixed batch and Adam; return (model, step) where `step()` runs one training step."
+    "Build the model, a fixed batch and Adam on `c['device']`; return (model, step) where `step()` runs one training step."
     torch.manual_seed(c['seed'])
     V, B, T = c['vocab_size'], c['batch'], c['T']
+    dev = torch.device(c.get('device', 'cpu'))
+    cuda = dev.type == 'cuda'
     if c['lib'] == 'posenc':
         model = build_model(c['kind'], vocab_size=V, d_model=c['d_model'], n_heads=c['n_heads'], n_layers=c['n_layers'],
                             pe=c['pe'], max_len=max(T + 1, 16), dropout=0.)
     else: model = _xt_model(c)
-    model.train()
+    model.to(dev).train()
     opt = torch.optim.Adam(model.parameters(), lr=1e-4)
     g = torch.Generator().manual_seed(c['seed'] + 1)
-    src = torch.randint(4, V, (B, T), generator=g)
-    tgt = torch.randint(4, V, (B, T + 1), generator=g)
+    src = torch.randint(4, V, (B, T), generator=g).to(dev)
+    tgt = torch.randint(4, V, (B, T + 1), generator=g).to(dev)
     if c['kind'] == 'lm':
-        def loss_fn(): return F.cross_entropy(model(src).flatten(0, 1), src.roll(-1, 1).flatten())
+        def loss_fn(): return F.cross_entropy(model(src).flatten(0, 1).float(), src.roll(-1, 1).flatten())
     elif c['lib'] == 'posenc':
-        def loss_fn(): return F.cross_entropy(model(src, tgt[:, :-1]).flatten(0, 1), tgt[:, 1:].flatten())
+        def loss_fn(): return F.cross_entropy(model(src, tgt[:, :-1]).flatten(0, 1).float(), tgt[:, 1:].flatten())
     else:
         def loss_fn(): return model(src, tgt, mask=src != PAD_ID)          # x-transformers shifts the target itself
     def step():
-        loss = loss_fn()
+        with torch.autocast(dev.type, torch.bfloat16, enabled=cuda):
+            loss = loss_fn()
         opt.zero_grad(set_to_none=True); loss.backward(); opt.step()
+        if cuda: torch.cuda.synchronize(dev)
         return loss
     return model, step
 
@@ -132,9 +152,24 @@ def _memory_probe(c:dict, steps:int=3, threads:int=1) -> dict:
     hwm = _rss_kb('VmHWM')
     return dict(base_mb=base / 1024, hwm_mb=hwm / 1024, peak_mb=(hwm - base) / 1024)
 
+def _cuda_memory(c:dict, steps:int=3) -> dict:
+    "Peak CUDA memory of `steps` training steps of `c` above what the model, batch and optimizer hold before them (MB)."
+    dev = torch.device(c['device'])
+    torch.cuda.synchronize(dev); torch.cuda.empty_cache()
+    model, step = make_step(c)
+    torch.cuda.synchronize(dev)
+    base = torch.cuda.memory_allocated(dev); torch.cuda.reset_peak_memory_stats(dev)
+    for _ in range(steps): step()
+    hwm = torch.cuda.max_memory_allocated(dev)
+    del model, step; torch.cuda.empty_cache()
+    return dict(base_mb=base / 2**20, hwm_mb=hwm / 2**20, peak_mb=(hwm - base) / 2**20)
+
 def peak_memory(c:dict, # a `bench_config`
                 steps:int=3, timeout:float=600) -> dict:
-    "Peak memory of training steps of `c`, measured in a fresh subprocess (see the text above); {} where unavailable."
+    "Peak memory of training steps of `c`: CUDA allocator statistics on a GPU, else a fresh subprocess (see above); {} where unavailable."
+    if str(c.get('device', 'cpu')).startswith('cuda'):
+        try: return _cuda_memory(c, steps)
+        except Exception as e: return dict(error=f'{type(e).__name__}: {e}'.splitlines()[0])
     if not os.path.exists('/proc/self/status'): return {}
     code = f"import json, sys; from posenc.bench import _memory_probe; print(json.dumps(_memory_probe(json.loads(sys.argv[1]), {steps})))"
     env = dict(os.environ, MALLOC_MMAP_THRESHOLD_='65536', OMP_NUM_THREADS='1')
@@ -147,12 +182,14 @@ def decode_bench(pe:str, # encoding name
                  kind:str='lm', # 'lm' (greedy continuation) or 'seq2seq' (beam search)
                  batch:int=8, prompt_len:int=16, new_tokens:int=64, beam:int=4,
                  d_model:int=128, n_heads:int=4, n_layers:int=4, vocab_size:int=1000,
-                 reps:int=3, seed:int=0) -> list[dict]:
+                 reps:int=3, seed:int=0,
+                 device:str='cpu') -> list[dict]: # run on this device (fp32; CUDA work is synchronised before each timer stops)
     "Tokens per second with and without the key/value cache (median of `reps` interleaved runs)."
     from posenc.decode import lm_generate, beam_search
     torch.manual_seed(seed)
     model = build_model(kind, vocab_size=vocab_size, d_model=d_model, n_heads=n_heads, n_layers=n_layers, pe=pe,
-                        max_len=prompt_len + new_tokens + 8, dropout=0.).eval()
+                        max_len=prompt_len + new_tokens + 8, dropout=0.).to(device).eval()
+    sync = (lambda: torch.cuda.synchronize(torch.device(device))) if str(device).startswith('cuda') else (lambda: None)
     g = torch.Generator().manual_seed(seed + 1)
     if kind == 'lm':
         prompts = torch.randint(4, vocab_size, (batch, prompt_len), generator=g).tolist()
@@ -160,14 +197,14 @@ def decode_bench(pe:str, # encoding name
         count = lambda out: sum(map(len, out))
         same = lambda a, b: a == b
     else:
-        src = torch.randint(4, vocab_size, (batch, prompt_len), generator=g); src[:, -1] = EOS_ID
+        src = torch.randint(4, vocab_size, (batch, prompt_len), generator=g); src[:, -1] = EOS_ID; src = src.to(device)
         run = lambda cache: beam_search(model, src, beam, max_len_a=0., max_len_b=new_tokens, nbest=1, use_cache=cache)
         count = lambda out: sum(len(h[0][0]) + 1 for h in out)
         same = lambda a, b: [[h for h, _ in x] for x in a] == [[h for h, _ in x] for x in b]   # ids; scores differ in rounding
     outs, times = {}, {True: [], False: []}
     for r in range(reps + 1):
         for cache in (True, False):
-            t0 = time.perf_counter(); outs[cache] = run(cache); dt = time.perf_counter() - t0
+            sync(); t0 = time.perf_counter(); outs[cache] = run(cache); sync(); dt = time.perf_counter() - t0
             if r: times[cache].append(dt)                          # the first round warms up
     n = count(outs[True])
     return [dict(kind=kind, pe=pe, cache=cache, tokens=n, same_output=same(outs[True], outs[False]),
@@ -178,12 +215,28 @@ QUICK = dict(lengths=(16, 32), d_model=32, n_heads=2, n_layers=1, vocab_size=64,
              mem_pes=('none', 'shaw'), decode_kw=dict(batch=2, prompt_len=4, new_tokens=4, d_model=32, n_heads=2,
                                                       n_layers=1, vocab_size=64, reps=1))
 
+def bench_pes(pes:list=None) -> list[str]:
+    "The encodings to benchmark: `pes` (checked against the registry) or every registered one, in registration order."
+    if not pes: return list(PE_REGISTRY)
+    bad = [p for p in pes if p not in PE_REGISTRY]
+    if bad: raise ValueError(f"Unknown positional encoding(s) {', '.join(bad)}. Valid names: {', '.join(PE_REGISTRY)}")
+    return [p for p in PE_REGISTRY if p in pes]
+
+def _build_steps(cfgs, res, log):
+    "`make_step` for every configuration; one that fails to build is left out with a note (returns the ones built)."
+    steps = {}
+    for c in cfgs:
+        try: steps[(c['lib'], c['pe'])] = make_step(c)[1]
+        except Exception as e:
+            why = f"{'x-transformers' if c['lib'] == 'xt' else 'posenc'} {c['pe']} ({c['kind']}) not timed: {type(e).__name__}: {str(e).splitlines()[0] if str(e) else ''}"
+            if why not in res['notes']: res['notes'].append(why); log(why)
+    return steps
 
 def run_bench(out_path:str, # the JSON file to write (folders are created)
               quick:bool=False, # tiny sizes and one thread (seconds): a smoke test of every part
               kinds:tuple=('lm', 'seq2seq'), # model kinds
               lengths:tuple=(128, 512, 2048), # context lengths
-              pes:tuple=None, # encodings (default: all registered)
+              pes:tuple=None, # encodings (default: every registered one)
               d_model:int=128, n_heads:int=4, n_layers:int=4, vocab_size:int=1000,
               tokens:int=4096, # tokens per batch and side: batch = tokens // length
               warmup:int=2, reps:int=7, # rounds of training steps not recorded / recorded
@@ -192,48 +245,65 @@ def run_bench(out_path:str, # the JSON file to write (folders are created)
               memory:bool=True, mem_pes:tuple=None, # peak memory (subprocesses), for these encodings (default: all)
               decode:bool=True, decode_kw:dict=None, # decoding speed, and the arguments of `decode_bench`
               figure:str=None, # also draw the figure here
+              device:str='cpu', # 'cpu' (fp32) or 'cuda' (bf16 autocast, CUDA memory statistics)
               seed:int=0, log=print) -> dict:
     "Run the benchmark, write its JSON to `out_path` and return it."
     if quick:
         lengths, d_model, n_heads, n_layers, vocab_size, tokens, warmup, reps, threads, mem_pes = (QUICK[k] for k in
             ('lengths', 'd_model', 'n_heads', 'n_layers', 'vocab_size', 'tokens', 'warmup', 'reps', 'threads', 'mem_pes'))
         decode_kw = QUICK['decode_kw']
-    pes = list(pes or pe_names())
+    cuda = str(device).startswith('cuda')
+    if cuda and not torch.cuda.is_available(): raise RuntimeError(f"device={device!r} asked for, but torch sees no CUDA device")
+    pes = bench_pes(pes)
     t_start, old_threads = time.time(), torch.get_num_threads()
     torch.set_num_threads(threads)
-    info = machine_info(threads)
+    info = machine_info(threads, device)
     res = dict(machine=info, tag=machine_tag(info), settings=dict(kinds=list(kinds), lengths=list(lengths), pes=pes,
                d_model=d_model, n_heads=n_heads, n_layers=n_layers, vocab_size=vocab_size, tokens=tokens, warmup=warmup,
-               reps=reps, quick=quick, step='forward + backward + Adam step, no dropout'), train=[], decode=[], notes=[])
+               reps=reps, quick=quick, device=info['device'], precision=info['precision'],
+               step='forward + backward + Adam step, no dropout' + (', forward under bf16 autocast' if cuda else '')),
+               train=[], decode=[], notes=[])
     have_xt = xt
     if xt:
         try: import x_transformers
-        except ImportError as e: have_xt = False; res['notes'].append(f'x-transformers not timed: {e}')
-    for name, why in XT_NO_FLASH.items(): res['notes'].append(f'{name}: {why}')
+        except ImportError as e:
+            have_xt = False
+            res['notes'].append(f'x-transformers is not installed here ({e}), so only posenc was timed; '
+                                '`pip install -c constraints.txt x-transformers` (the bench extra) adds it'); log(res['notes'][-1])
+    if have_xt:
+        for name, why in XT_NO_FLASH.items():
+            if name in pes: res['notes'].append(f'{name}: {why}')
     try:
         for kind in kinds:
             for T in lengths:
                 B = max(1, tokens // T)
-                cfgs = [bench_config('posenc', kind, pe, T, B, d_model, n_heads, n_layers, vocab_size, seed) for pe in pes]
-                if have_xt: cfgs += [bench_config('xt', kind, pe, T, B, d_model, n_heads, n_layers, vocab_size, seed) for pe in XT_PE if pe in pes]
-                steps = {(c['lib'], c['pe']): make_step(c)[1] for c in cfgs}
+                cfgs = [bench_config('posenc', kind, pe, T, B, d_model, n_heads, n_layers, vocab_size, seed, device) for pe in pes]
+                if have_xt: cfgs += [bench_config('xt', kind, pe, T, B, d_model, n_heads, n_layers, vocab_size, seed, device) for pe in XT_PE if pe in pes]
+                steps = _build_steps(cfgs, res, log)
                 log(f'{kind} T={T} B={B}: timing {len(steps)} configurations')
                 times = time_rounds(steps, warmup, reps, seed)
                 del steps
-                for c in cfgs: res['train'].append(dict(c, times_ms=[1e3 * t for t in times[(c['lib'], c['pe'])]], **_summary(times[(c['lib'], c['pe'])])))
+                if cuda: torch.cuda.empty_cache()
+                for c in cfgs:
+                    k = (c['lib'], c['pe'])
+                    if k in times: res['train'].append(dict(c, times_ms=[1e3 * t for t in times[k]], **_summary(times[k])))
                 write_json(out_path, res)
         if memory:
             todo = [r for r in res['train'] if mem_pes is None or r['pe'] in mem_pes or r['pe'] == 'none']
             if quick: todo = [r for r in todo if r['T'] == max(lengths) and r['lib'] == 'posenc']
-            log(f'peak memory: {len(todo)} subprocesses')
-            cfg_keys = ('lib', 'kind', 'pe', 'T', 'batch', 'd_model', 'n_heads', 'n_layers', 'vocab_size', 'seed')
-            with ThreadPoolExecutor(2) as ex:
-                for r, m in zip(todo, ex.map(lambda r: peak_memory({k: r[k] for k in cfg_keys}), todo)): r['memory'] = m
+            log(f'peak memory: {len(todo)} ' + ('configurations' if cuda else 'subprocesses'))
+            cfg_keys = ('lib', 'kind', 'pe', 'T', 'batch', 'd_model', 'n_heads', 'n_layers', 'vocab_size', 'seed', 'device')
+            if cuda:                                                   # one at a time, in this process
+                for r in todo: r['memory'] = peak_memory({k: r[k] for k in cfg_keys})
+            else:
+                with ThreadPoolExecutor(2) as ex:
+                    for r, m in zip(todo, ex.map(lambda r: peak_memory({k: r[k] for k in cfg_keys}), todo)): r['memory'] = m
         if decode:
             for kind in kinds:
                 for pe in pes:
                     log(f'decoding {kind} {pe}')
-                    res['decode'] += decode_bench(pe, kind, seed=seed, **(decode_kw or {}))
+                    try: res['decode'] += decode_bench(pe, kind, seed=seed, device=device, **(decode_kw or {}))
+                    except Exception as e: res['notes'].append(f'decoding {kind} {pe} not timed: {type(e).__name__}: {e}'); log(res['notes'][-1])
     finally: torch.set_num_threads(old_threads)
     add_ratios(res)
     res['wall_s'] = time.time() - t_start
@@ -274,6 +344,51 @@ def merge_runs(paths:list, # JSON files of runs of the same configurations
     if out_path: write_json(out_path, res)
     return res
 
+# %% ../nbs/13_bench.ipynb #37a1fd0e
+PE_CATEGORY = {'none': 'none', 'sinusoidal': 'additive', 'learnable': 'additive', 'layerwise': 'additive',
+               'rope': 'rotary', 'xpos': 'rotary', 'alibi': 'bias', 't5': 'bias', 'fire': 'bias', 'kerple': 'bias',
+               'shaw': 'bias', 'xl': 'bias', 'deberta': 'bias', 'cope': 'contextual'}
+TIME_TARGETS = {'additive': 1.10, 'rotary': 1.10, 'bias': 1.25, 'contextual': 1.6} # step time ÷ none at T=512, on the CPU
+MEM_TARGETS = {'alibi': 1.3, 't5': 1.3} # peak step memory ÷ none at T=2048, any device
+
+def pe_category(pe:str) -> str:
+    "The scheme's `category` class attribute when it has one, else `PE_CATEGORY[pe]`, else 'other' (no target)."
+    return getattr(PE_REGISTRY.get(pe), 'category', None) or PE_CATEGORY.get(pe, 'other')
+
+def _verdict(v, limit, where):
+    if limit is None: return '—'
+    if v is None: return f'≤ {limit:.2f}: not measured at {where}'
+    return f"≤ {limit:.2f}: {'met' if v <= limit else '**unmet**'}"
+
+def bench_targets(res:dict, # the benchmark's JSON
+                  kind:str='lm', lib:str='posenc',
+                  time_T:int=512, # the length of the step-time targets
+                  mem_T:int=2048, # the length of the memory targets
+                  lengths:list=None) -> tuple[list, list]: # columns (default: every length measured)
+    "Header and rows of the issue's table: every scheme × length, time ÷ none, memory ÷ none, posenc ÷ x-transformers, targets."
+    rows = {(r['pe'], r['T']): r for r in res['train'] if r['kind'] == kind and r['lib'] == lib}
+    Ts = lengths or sorted({T for _, T in rows})
+    order = list(PE_REGISTRY)
+    pes = sorted({p for p, _ in rows}, key=lambda p: (order.index(p) if p in order else len(order), p))
+    cpu = (res.get('machine') or {}).get('device', 'cpu') == 'cpu'
+    f = lambda v: '—' if v is None else f'{v:.2f}'
+    get = lambda p, T, k: (rows.get((p, T)) or {}).get(k)
+    header = (['encoding', 'category'] + [f'time ÷ none T={T}' for T in Ts] + [f'memory ÷ none T={T}' for T in Ts]
+              + [f'posenc ÷ x-transformers T={T}' for T in Ts] + [f'time target (T={time_T}{"" if cpu else ", CPU only"})',
+                                                                  f'memory target (T={mem_T})'])
+    out = []
+    for p in pes:
+        cat = pe_category(p)
+        tt = _verdict(get(p, time_T, 'ratio_to_none'), TIME_TARGETS.get(cat), f'T={time_T}') if cpu else '—'
+        out.append([p, cat] + [f(get(p, T, 'ratio_to_none')) for T in Ts] + [f(get(p, T, 'mem_ratio_to_none')) for T in Ts]
+                   + [f(get(p, T, 'ratio_to_xt')) for T in Ts] + [tt, _verdict(get(p, mem_T, 'mem_ratio_to_none'), MEM_TARGETS.get(p), f'T={mem_T}')])
+    return header, out
+
+def targets_table(res:dict, kind:str='lm', **kw) -> str:
+    "`bench_targets` as a Markdown table (what `posenc bench` prints, and the report shows per machine)."
+    header, rows = bench_targets(res, kind, **kw)
+    return '\n'.join(['| ' + ' | '.join(header) + ' |', '|' + '---|' * len(header)] + ['| ' + ' | '.join(r) + ' |' for r in rows])
+
 # %% ../nbs/13_bench.ipynb #57071a4a
 def bench_table(res:dict, # the benchmark's JSON
                 kind:str='lm', lib:str='posenc') -> str:
@@ -285,7 +400,8 @@ def bench_table(res:dict, # the benchmark's JSON
     out = ['| pe | T | batch | median ms | q1–q3 ms | × none | peak MB | mem × none | posenc / xt |'
            + (' medians of runs (ms) | spread | × none, runs | posenc / xt, runs |' if multi else ''),
            '|' + '---|' * (13 if multi else 9)]
-    for r in sorted(rows, key=lambda r: (r['T'], r['pe'])):
+    order = list(PE_REGISTRY)
+    for r in sorted(rows, key=lambda r: (r['T'], order.index(r['pe']) if r['pe'] in order else len(order), r['pe'])):
         line = (f"| {r['pe']} | {r['T']} | {r['batch']} | {r['median_ms']:.1f} | {r['q1_ms']:.0f}–{r['q3_ms']:.0f} | "
                 f"{f(r.get('ratio_to_none'), '.3f')} | {f(r.get('memory', {}).get('peak_mb'), '.0f')} | "
                 f"{f(r.get('mem_ratio_to_none'), '.2f')} | {f(r.get('ratio_to_xt'), '.3f')} |")
@@ -301,7 +417,8 @@ def decode_table(res:dict) -> str:
     by = {}
     for r in res['decode']: by.setdefault((r['kind'], r['pe']), {})[r['cache']] = r
     out = ['| model | pe | tokens | tok/s cached | tok/s uncached | speed-up | same output |', '|' + '---|' * 7]
-    for (kind, pe), d in sorted(by.items()):
+    order = list(PE_REGISTRY)
+    for (kind, pe), d in sorted(by.items(), key=lambda kv: (kv[0][0], order.index(kv[0][1]) if kv[0][1] in order else len(order), kv[0][1])):
         out.append(f"| {'LM greedy' if kind == 'lm' else 'seq2seq beam'} | {pe} | {d[True]['tokens']} | {d[True]['tokens_per_s']:.0f} | "
                    f"{d[False]['tokens_per_s']:.0f} | {d[True]['tokens_per_s'] / d[False]['tokens_per_s']:.1f}× | {d[True]['same_output']} |")
     return '\n'.join(out)
@@ -312,7 +429,7 @@ def plot_bench(res:dict, # the benchmark's JSON
     import matplotlib.pyplot as plt
     S = res['settings']; kinds, lengths = S['kinds'], S['lengths']
     pes = [p for p in S['pes'] if p != 'none']
-    fig, axs = plt.subplots(2, 3, figsize=(14, 6.5))
+    fig, axs = plt.subplots(2, 3, figsize=(max(14, 1.3 * len(pes)), 6.5))
     w = 0.8 / len(lengths)
     def bars(ax, key, kind, lib='posenc', only=None):
         names = [p for p in (only or pes)]
@@ -333,6 +450,8 @@ def plot_bench(res:dict, # the benchmark's JSON
                            label=f'{kind} T={T}')
         ax.axhline(1, color='k', lw=0.8); ax.set_xticks(range(len(xt_pes)), xt_pes, rotation=30)
         ax.set_title('step time: posenc ÷ x-transformers'); ax.legend(fontsize=7)
+    else:
+        axs[0, 2].axis('off'); axs[0, 2].text(0.5, 0.5, 'x-transformers was not timed on this machine', ha='center', va='center')
     ax = axs[1, 2]
     for i, kind in enumerate(kinds[:2]):
         sp = []
@@ -344,45 +463,61 @@ def plot_bench(res:dict, # the benchmark's JSON
     ax.set_title('decoding: tokens/s with cache ÷ without'); ax.legend(fontsize=7)
     axs[0, 0].legend(fontsize=7)
     m = res['machine']
-    fig.suptitle(f"{m['cpu']}, {m['torch_threads']} threads, torch {m['torch']}" + (' (quick)' if S.get('quick') else ''), fontsize=10)
+    where = f"{m['gpu']}, bf16 autocast" if m.get('gpu') else f"{m['cpu']}, {m['torch_threads']} threads"
+    fig.suptitle(f"{where}, torch {m['torch']}" + (' (quick)' if S.get('quick') else ''), fontsize=10)
     fig.tight_layout()
     if path: Path(path).parent.mkdir(parents=True, exist_ok=True); fig.savefig(path, dpi=80)
     return fig
 
 # %% ../nbs/13_bench.ipynb #1c2c0781
+def print_tables(res:dict, # the benchmark's JSON
+                 time_T:int=512, mem_T:int=2048): # lengths of the targets
+    "Print every table of a benchmark: per model kind the detailed table and the issue's table with its targets, then decoding."
+    m = res['machine']
+    print(f"# {res.get('tag')}: {m.get('gpu') or m['cpu']}, torch {m['torch']}, {m.get('precision', 'fp32')}")
+    for n in res.get('notes') or []: print(f'note: {n}')
+    for kind in res['settings']['kinds']:
+        print(f'\n## {kind}\n' + bench_table(res, kind))
+        print(f'\n## {kind}: targets\n' + targets_table(res, kind, time_T=time_T, mem_T=mem_T))
+    if res['decode']: print('\n## decoding\n' + decode_table(res))
+
 def main(argv:list=None):
-    "`posenc bench [--quick] [--out …] …`: run the benchmark, write runs/bench/<machine>/bench.json and figures/bench/<machine>.png."
+    "`posenc bench [--quick] [--device cuda] [--pes …] …`: run the benchmark, write runs/bench/<machine>/bench.json and figures/bench/<machine>.png."
     ap = argparse.ArgumentParser(prog='posenc bench', description=main.__doc__)
     ap.add_argument('--out', help='JSON path (default runs/bench/<machine-tag>/bench.json)')
     ap.add_argument('--figure', help='figure path (default figures/bench/<machine-tag>.png)')
     ap.add_argument('--quick', action='store_true', help='tiny sizes, seconds: a smoke test')
+    ap.add_argument('--device', default='cpu', help="'cpu' (fp32) or 'cuda' (bf16 autocast; tag from the GPU's name)")
     ap.add_argument('--kinds', nargs='+', default=['lm', 'seq2seq'], choices=['lm', 'seq2seq'])
     ap.add_argument('--lengths', nargs='+', type=int, default=[128, 512, 2048])
-    ap.add_argument('--pes', nargs='+', default=None, help='encodings (default: all)')
+    ap.add_argument('--pes', nargs='+', default=None, help='encodings (default: every registered one)')
     ap.add_argument('--threads', type=int, default=2)
     ap.add_argument('--warmup', type=int, default=2)
     ap.add_argument('--reps', type=int, default=7)
     ap.add_argument('--tokens', type=int, default=4096, help='tokens per batch (batch = tokens // length)')
     ap.add_argument('--no-xt', action='store_true', help='skip x-transformers')
-    ap.add_argument('--no-memory', action='store_true', help='skip the peak-memory subprocesses')
+    ap.add_argument('--no-memory', action='store_true', help='skip the peak-memory measurements')
     ap.add_argument('--no-decode', action='store_true', help='skip the decoding benchmark')
     ap.add_argument('--merge', nargs='+', metavar='JSON', help='merge these runs into --out (and draw --figure); runs nothing')
+    ap.add_argument('--table', metavar='JSON', help='print the tables (targets included) of this file; runs nothing')
     a = ap.parse_args(argv)
-    tag = machine_tag(machine_info(a.threads))
+    if a.table:
+        print_tables(json.load(open(a.table)))
+        return 0
+    tag = machine_tag(machine_info(a.threads, a.device))
     if a.merge:
         out, fig = a.out or f'runs/bench/{tag}/bench.json', a.figure or f'figures/bench/{tag}.png'
         res = merge_runs(a.merge, out); plot_bench(res, fig)
-        for kind in res['settings']['kinds']: print(f'\n## {kind}\n' + bench_table(res, kind))
-        if res['decode']: print('\n## decoding\n' + decode_table(res))
+        print_tables(res)
         print(f'\nwrote {out} and {fig}')
         return 0
     out = a.out or f'runs/bench/{tag}/bench{"-quick" if a.quick else ""}.json'
     fig = a.figure or f'figures/bench/{tag}{"-quick" if a.quick else ""}.png'
     res = run_bench(out, quick=a.quick, kinds=tuple(a.kinds), lengths=tuple(a.lengths), pes=a.pes, tokens=a.tokens,
                     warmup=a.warmup, reps=a.reps, threads=a.threads, xt=not a.no_xt, memory=not a.no_memory,
-                    decode=not a.no_decode, figure=fig, log=lambda *m: print(*m, flush=True))
-    for kind in a.kinds: print(f'\n## {kind}\n' + bench_table(res, kind))
-    if res['decode']: print('\n## decoding\n' + decode_table(res))
+                    decode=not a.no_decode, figure=fig, device=a.device, log=lambda *m: print(*m, flush=True))
+    lengths = res['settings']['lengths']
+    print_tables(res, *((512, 2048) if not a.quick else (min(lengths), max(lengths))))
     print(f"\nwrote {out} and {fig} in {res['wall_s']:.0f} s")
     return 0
 

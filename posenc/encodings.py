@@ -12,7 +12,9 @@ import torch.nn.functional as F
 # %% auto #0
 __all__ = ['PE_REGISTRY', 'register', 'pe_names', 'get_pe', 'pe_options', 'make_pe', 'rel_pos', 'PosEnc', 'NoPE', 'diagonal_sums',
            'toeplitz_bias', 'sinusoid_freqs', 'sinusoid_table', 'SinusoidalPE', 'LearnablePE', 'LayerwisePE', 'ShawPE',
-           't5_bucket', 'T5PE', 'RoPE', 'alibi_slopes', 'AlibiPE', 'describe_pes']
+           't5_bucket', 'T5PE', 'rope_inv_freq', 'RoPE', 'XPos', 'alibi_slopes', 'AlibiPE', 'inv_softplus', 'KerplePE',
+           'piecewise_mlp', 'FirePE', 'sinusoid_at', 'TransformerXLPE', 'DebertaPE', 'cope_positions', 'cope_interp',
+           'CoPE', 'describe_pes']
 
 # %% ../nbs/00_encodings.ipynb #50e95419
 PE_REGISTRY: dict[str, type] = {}
@@ -28,9 +30,9 @@ def register(name:str): # the name users pass as `pe=...`
         return cls
     return deco
 
-def pe_names() -> list[str]:
+def pe_names(bidirectional:bool=False) -> list[str]: # True: only the schemes a bidirectional (encoder) stack can use
     "Names of every registered positional encoding, sorted."
-    return sorted(PE_REGISTRY)
+    return sorted(n for n, c in PE_REGISTRY.items() if not (bidirectional and c.causal_only))
 
 def get_pe(name:str) -> type:
     "The scheme class registered as `name`; an unknown name lists the valid ones."
@@ -71,7 +73,10 @@ def rel_pos(Tq:int, Tk:int, q_off:int=0, k_off:int=0, device=None) -> torch.Tens
 class PosEnc(nn.Module):
     "A positional encoding scheme; the base class contributes nothing at any hook."
     name = 'base'
-    needs_probs = False  # True when `values` needs the attention weights (forces the explicit attention path)
+    needs_probs = False       # True when `values` needs the attention weights (forces the explicit attention path)
+    causal_only = False       # True when the scheme cannot serve a bidirectional (encoder) stack
+    takes_positions = False   # True when every hook honours `pos_map` (arbitrary positions, for `rand_pos` training)
+    pos_map = None            # while set (1-D long tensor), row t of the sequence sits at position pos_map[t], not t
     def __init__(self, d_model:int, n_heads:int, n_layers:int=1, max_len:int=1024, causal:bool=False):
         super().__init__()
         if d_model % n_heads:
@@ -85,7 +90,25 @@ class PosEnc(nn.Module):
     def qbias(self, q, Tk:int, q_off:int, k_off:int, layer:int): return None
     def values(self, p, q_off:int, k_off:int, layer:int): return None
     def clipped_terms(self, q, layer:int): return None
+    def key_terms(self, k, layer:int): return None
+    def qk_bias(self, q, k, q_off:int, k_off:int, layer:int): return None
     def extra_repr(self): return f"name={self.name!r}, causal={self.causal}"
+
+    def positions(self, off:int, T:int, device=None) -> torch.Tensor:
+        "Positions of the T rows from row `off` on: off, off+1, … or, while `pos_map` is set, pos_map[off:off+T]."
+        if self.pos_map is None: return torch.arange(off, off + T, device=device)
+        if off + T > len(self.pos_map):
+            raise ValueError(f"{self.name}: rows {off}..{off + T - 1} asked for, but pos_map holds {len(self.pos_map)} positions")
+        return self.pos_map[off:off + T].to(device)
+    def rel_positions(self, Tq:int, Tk:int, q_off:int=0, k_off:int=0, device=None) -> torch.Tensor:
+        "Distances p_j − p_i between key and query positions, shape (Tq, Tk); `rel_pos` unless `pos_map` is set."
+        if self.pos_map is None: return rel_pos(Tq, Tk, q_off, k_off, device)
+        return self.positions(k_off, Tk, device)[None, :] - self.positions(q_off, Tq, device)[:, None]
+    def check_rand_pos(self, n:int):
+        "Fail early unless this scheme can train on positions sampled from [0, n) (`rand_pos=n`; 0 means off)."
+        if n and not self.takes_positions:
+            raise ValueError(f"{self.name}: rand_pos={n} trains on randomized positions, but this scheme cannot place a "
+                             "token at an arbitrary position; use rand_pos=0 (or a scheme that can, e.g. rope, alibi, t5)")
 
     def _check_len(self, n:int):
         if n > self.max_len:
@@ -97,6 +120,7 @@ class PosEnc(nn.Module):
 @register('none')
 class NoPE(PosEnc):
     "No positional encoding (NoPE): every hook is the identity."
+    takes_positions = True
 
 # %% ../nbs/00_encodings.ipynb #e71ab276
 def diagonal_sums(x:torch.Tensor, # (H, Tq, Tk)
@@ -143,12 +167,18 @@ def sinusoid_table(n_pos:int, d:int, base:float=10000.) -> torch.Tensor:
 @register('sinusoidal')
 class SinusoidalPE(PosEnc):
     "Fixed sin/cos table added to the token embeddings (Vaswani et al. 2017)."
+    takes_positions = True
     def __init__(self, d_model, n_heads, n_layers=1, max_len=1024, causal=False,
                  base:float=10000.): # wavelengths run from 2π to base·2π
         super().__init__(d_model, n_heads, n_layers, max_len, causal)
         self.base = base
         self.register_buffer('table', sinusoid_table(max_len, d_model, base), persistent=False)
     def embed(self, x, off=0):
+        if self.pos_map is not None:   # `rand_pos` training: the rows sit at sampled positions
+            p = self.positions(off, x.shape[1], x.device)
+            if int(p.max()) >= self.table.shape[0]:
+                self.table = sinusoid_table(1 << int(p.max()).bit_length(), self.d_model, self.base).to(self.table.device)
+            return x + self.table[p].to(x.dtype)
         n = off + x.shape[1]
         if n > self.table.shape[0]:  # no maximum: grow the cache (to the next power of two)
             self.table = sinusoid_table(1 << (n - 1).bit_length(), self.d_model, self.base).to(self.table.device)
@@ -158,19 +188,29 @@ class SinusoidalPE(PosEnc):
 @register('learnable')
 class LearnablePE(PosEnc):
     "Learned absolute position table added to the token embeddings."
+    takes_positions = True
     def __init__(self, d_model, n_heads, n_layers=1, max_len=1024, causal=False,
                  init_std:float=None): # std of the initial table; default d_model**-0.5
         super().__init__(d_model, n_heads, n_layers, max_len, causal)
         self.table = nn.Parameter(torch.randn(max_len, d_model) * (init_std or d_model ** -0.5))
     def embed(self, x, off=0):
+        if self.pos_map is not None:   # `rand_pos` training: the rows sit at sampled positions
+            p = self.positions(off, x.shape[1], x.device)
+            self._check_len(int(p.max()) + 1)
+            return x + self.table[p].to(x.dtype)
         n = off + x.shape[1]
         self._check_len(n)
         return x + self.table[off:n].to(x.dtype)
+    def check_rand_pos(self, n:int):
+        if n > self.max_len:
+            raise ValueError(f"{self.name}: rand_pos={n} samples positions up to {n - 1}, but the learned table has "
+                             f"max_len={self.max_len} rows; use rand_pos ≤ max_len, or build the model with max_len ≥ rand_pos")
 
 # %% ../nbs/00_encodings.ipynb #d9d6fe8d
 @register('layerwise')
 class LayerwisePE(PosEnc):
     "A learned absolute table per layer, added inside every block (or per head to q and k)."
+    takes_positions = True
     def __init__(self, d_model, n_heads, n_layers=1, max_len=1024, causal=False,
                  per_head:bool=False, # add to each head's q and k instead of the block input
                  init_std:float=None): # std of the initial tables; default d_model**-0.5
@@ -178,13 +218,23 @@ class LayerwisePE(PosEnc):
         self.per_head, std = per_head, init_std or d_model ** -0.5
         shape = (n_layers, 2, n_heads, max_len, self.d_head) if per_head else (n_layers, max_len, d_model)
         self.tables = nn.Parameter(torch.randn(shape) * std)
+    check_rand_pos = LearnablePE.check_rand_pos   # rand_pos ≤ max_len
     def block(self, x, layer, off=0):
         if self.per_head: return x
+        if self.pos_map is not None:   # `rand_pos` training
+            p = self.positions(off, x.shape[1], x.device)
+            self._check_len(int(p.max()) + 1)
+            return x + self.tables[layer, p].to(x.dtype)
         n = off + x.shape[1]
         self._check_len(n)
         return x + self.tables[layer, off:n].to(x.dtype)
     def qk(self, q, k, q_off, k_off, layer):
         if not self.per_head: return q, k
+        if self.pos_map is not None:   # `rand_pos` training
+            pq, pk = self.positions(q_off, q.shape[2], q.device), self.positions(k_off, k.shape[2], q.device)
+            self._check_len(max([int(p.max()) + 1 for p in (pq, pk) if p.numel()], default=0))
+            t = self.tables[layer].to(q.dtype)
+            return q + t[0][:, pq], k + t[1][:, pk]
         nq, nk = q_off + q.shape[2], k_off + k.shape[2]
         self._check_len(max(nq, nk))
         t = self.tables[layer].to(q.dtype)
@@ -194,6 +244,7 @@ class LayerwisePE(PosEnc):
 @register('shaw')
 class ShawPE(PosEnc):
     "Shaw et al. 2018 relative position representations, clipped to ±k, on keys (logits) and values."
+    takes_positions = True
     def __init__(self, d_model, n_heads, n_layers=1, max_len=1024, causal=False,
                  k:int=16, # distances beyond ±k share the edge representation
                  keys:bool=True, # relative term in the logits
@@ -208,6 +259,7 @@ class ShawPE(PosEnc):
         self._idx_cache = {}
     def rel_index(self, Tq, Tk, q_off=0, k_off=0, device=None):
         "Index of each (query, key) pair's clipped distance in the 2k+1 table, shape (Tq, Tk)."
+        if self.pos_map is not None: return self.rel_positions(Tq, Tk, q_off, k_off, device).clamp(-self.k, self.k) + self.k
         key = (Tq, Tk, q_off - k_off, str(device))
         if key not in self._idx_cache:
             if len(self._idx_cache) > 16: self._idx_cache.clear()
@@ -215,13 +267,16 @@ class ShawPE(PosEnc):
         return self._idx_cache[key]
     def clipped_terms(self, q, layer):
         "q·a^K/√d for each clipped distance (B,H,Tq,2k+1) (None without `keys`) and the value table a^V (2k+1,d) (None without `values`)."
+        if self.pos_map is not None: return None   # the compact form assumes positions 0, 1, 2, …: use `qbias` and `values`
+        return self._terms(q, layer)
+    def _terms(self, q, layer):
         qr = q @ (self.rk[layer].to(q.dtype) * self.d_head ** -0.5).T if self.rk is not None else None
         return qr, (self.rv[layer].to(q.dtype) if self.rv is not None else None)
     def qbias(self, q, Tk, q_off, k_off, layer):
         if self.rk is None: return None
         B, H, Tq, _ = q.shape
         idx = self.rel_index(Tq, Tk, q_off, k_off, q.device)
-        return self.clipped_terms(q, layer)[0].gather(-1, idx.expand(B, H, Tq, Tk))
+        return self._terms(q, layer)[0].gather(-1, idx.expand(B, H, Tq, Tk))
     def values(self, p, q_off, k_off, layer):
         if self.rv is None: return None
         B, H, Tq, Tk = p.shape
@@ -250,6 +305,7 @@ def t5_bucket(rel:torch.Tensor, # relative distances j − i (key minus query)
 @register('t5')
 class T5PE(PosEnc):
     "T5 bucketed relative bias: one learned scalar per head and bucket, shared across the layers of a stack."
+    takes_positions = True
     def __init__(self, d_model, n_heads, n_layers=1, max_len=1024, causal=False,
                  num_buckets:int=32, # buckets in all (both directions together when bidirectional)
                  max_distance:int=128, # distances at or beyond this share the last bucket
@@ -279,17 +335,48 @@ class T5PE(PosEnc):
             self._bucket_cache[key] = t5_bucket(d, self.bidirectional, self.num_buckets, self.max_distance)
         return self._bucket_cache[key]
     def bias(self, Tq, Tk, q_off=0, k_off=0, device=None):
+        if self.pos_map is not None:   # sampled positions (`rand_pos` training): the full matrix, not cached
+            b = t5_bucket(self.rel_positions(Tq, Tk, q_off, k_off, device), self.bidirectional, self.num_buckets, self.max_distance)
+            return self.rel_bias[b].permute(2, 0, 1).unsqueeze(0)
         vec = self.rel_bias.t()[:, self.diagonal_buckets(Tq, Tk, q_off, k_off, device)]   # (H, Tq+Tk−1)
         return toeplitz_bias(vec, Tq, Tk)                                                 # (1,H,Tq,Tk)
 
 # %% ../nbs/00_encodings.ipynb #3d0d2bb9
+def rope_inv_freq(d:int, # rotated dimensions of a head (even)
+                  base:float=10000., # θ_i = base^(−2i/d)
+                  scaling:str=None, # None, 'linear', 'ntk' or 'yarn'
+                  factor:float=1.0, # how many times the training length the model should reach
+                  original_max_len:int=1024, # 'yarn': the training length
+                  truncate:bool=True, # 'yarn': round the ends of the ramp to whole pair indices (HF's default)
+                  beta_fast:float=32., # 'yarn': pairs turning more than this many times over the training length keep θ_i
+                  beta_slow:float=1.) -> tuple: # 'yarn': pairs turning fewer times are interpolated (θ_i / factor)
+    "Angular frequency of every rotated pair (float64, d/2 values) and the factor on cos and sin (YaRN's mscale, else 1)."
+    e = torch.arange(0, d, 2, dtype=torch.float64) / d                     # 2i/d
+    if scaling == 'ntk': base = base * factor ** (d / (d - 2))             # the slowest pair slows by exactly `factor`
+    theta = base ** -e
+    if scaling in (None, 'ntk') or factor == 1: return theta, 1.0
+    if scaling == 'linear': return theta / factor, 1.0                     # every position divided by `factor`
+    def pair_turning(r): # the (fractional) pair index whose wavelength 2π/θ fits r times into original_max_len
+        return d * math.log(original_max_len / (2 * math.pi * r)) / (2 * math.log(base))
+    lo, hi = pair_turning(beta_fast), pair_turning(beta_slow)
+    if truncate: lo, hi = math.floor(lo), math.ceil(hi)
+    lo, hi = max(lo, 0), min(hi, d - 1)
+    w = ((torch.arange(d // 2, dtype=torch.float64) - lo) / (hi - lo if hi != lo else 1e-3)).clamp(0, 1)  # 1: interpolate
+    return theta * (1 - w) + theta / factor * w, 0.1 * math.log(factor) + 1.0
+
 @register('rope')
 class RoPE(PosEnc):
-    "Rotary position embedding applied to queries and keys."
+    "Rotary position embedding applied to queries and keys; optionally scaled (linear, NTK-aware, YaRN) to run longer."
+    takes_positions = True
+    two_sided = False   # True when queries and keys get different tables (xPos)
     def __init__(self, d_model, n_heads, n_layers=1, max_len=1024, causal=False,
                  base:float=10000., # θ_i = base^(−2i/d_rot)
                  layout:str='half', # 'half' (GPT-NeoX / HF pairs i, i+d/2) or 'interleaved' (RoFormer pairs 2i, 2i+1)
-                 fraction:float=1.0): # share of each head's dimensions that rotate
+                 fraction:float=1.0, # share of each head's dimensions that rotate
+                 scaling:str=None, # None, 'linear' (position interpolation), 'ntk' (NTK-aware base) or 'yarn'
+                 factor:float=1.0, # how many times the training length `scaling` should reach (≥ 1)
+                 original_max_len:int=None, # 'yarn': the training length; default max_len
+                 truncate:bool=True): # 'yarn': round the ramp's ends to whole pairs, as HF does by default
         super().__init__(d_model, n_heads, n_layers, max_len, causal)
         if layout not in ('half', 'interleaved'):
             raise ValueError(f"rope: layout must be 'half' or 'interleaved', got {layout!r}")
@@ -298,20 +385,34 @@ class RoPE(PosEnc):
         if rot % 2 or rot == 0:
             why = (f"the head dimension d_model/n_heads = {d_model}/{n_heads} = {self.d_head} is odd" if fraction == 1
                    else f"fraction={fraction} of head dimension {self.d_head} gives {rot} rotated dimensions")
-            raise ValueError(f"rope: {why}, but RoPE rotates pairs of dimensions and needs an even number; "
+            raise ValueError(f"{self.name}: {why}, but RoPE rotates pairs of dimensions and needs an even number; "
                              "change d_model or n_heads (or fraction)")
-        self.base, self.layout, self.rot = base, layout, rot
-        self.register_buffer('inv_freq', base ** (-torch.arange(0, rot, 2, dtype=torch.float64) / rot), persistent=False)
+        if scaling not in (None, 'linear', 'ntk', 'yarn'):
+            raise ValueError(f"rope: scaling must be None, 'linear', 'ntk' or 'yarn', got {scaling!r}")
+        if factor < 1: raise ValueError(f"rope: factor is how many times the training length to reach and must be ≥ 1, got {factor}")
+        if scaling is None and factor != 1:
+            raise ValueError(f"rope: factor={factor} does nothing without a scaling; pass scaling='linear', 'ntk' or 'yarn'")
+        if scaling != 'yarn' and (original_max_len is not None or not truncate):
+            raise ValueError("rope: original_max_len and truncate are options of scaling='yarn' only")
+        self.base, self.layout, self.rot, self.scaling, self.factor = base, layout, rot, scaling, factor
+        self.original_max_len = original_max_len or max_len
+        inv_freq, self.mscale = rope_inv_freq(rot, base, scaling, factor, self.original_max_len, truncate)
+        self.register_buffer('inv_freq', inv_freq, persistent=False)
         self._cs = {}
-    def cos_sin(self, n:int, device=None, dtype=torch.float32):
-        "cos and sin tables, shape (n, rot), laid out to match `layout`; cached, grown in powers of two."
-        key = (str(device), dtype)
+    def _tables(self, pos:torch.Tensor, role:str='q'):
+        "cos and sin at (real) positions `pos`, float64 (len(pos), rot), laid out to match `layout`, times `mscale`."
+        ang = pos.to(torch.float64)[:, None] * self.inv_freq[None]
+        ang = ang.repeat_interleave(2, -1) if self.layout == 'interleaved' else torch.cat([ang, ang], -1)
+        cos, sin = ang.cos(), ang.sin()
+        return (cos, sin) if self.mscale == 1 else (cos * self.mscale, sin * self.mscale)
+    def _table_len(self, n:int, dtype): return max(n, self.max_len, 1 << max(n - 1, 1).bit_length())
+    def cos_sin(self, n:int, device=None, dtype=torch.float32, role:str='q'):
+        "cos and sin tables of positions 0..n−1, shape (n, rot), for queries or keys (`role`); cached, grown in powers of two."
+        key = (str(device), dtype, role if self.two_sided else 'q')
         c = self._cs.get(key)
         if c is None or c[0].shape[0] < n:
-            m = max(n, self.max_len, 1 << max(n - 1, 1).bit_length())
-            ang = torch.arange(m, dtype=torch.float64, device=self.inv_freq.device)[:, None] * self.inv_freq[None]
-            ang = ang.repeat_interleave(2, -1) if self.layout == 'interleaved' else torch.cat([ang, ang], -1)
-            c = self._cs[key] = (ang.cos().to(device=device, dtype=dtype), ang.sin().to(device=device, dtype=dtype))
+            pos = torch.arange(self._table_len(n, dtype), dtype=torch.float64, device=self.inv_freq.device)
+            c = self._cs[key] = tuple(t.to(device=device, dtype=dtype) for t in self._tables(pos, role))
         return c[0][:n], c[1][:n]
     def _turn(self, x):
         "The 90° partner of each pair: (x1, x2) → (−x2, x1)."
@@ -320,16 +421,76 @@ class RoPE(PosEnc):
             return torch.cat([-x2, x1], -1)
         x1, x2 = x[..., 0::2], x[..., 1::2]
         return torch.stack([-x2, x1], -1).flatten(-2)
-    def rotate(self, x, off:int=0):
-        "Rotate x (…, T, d_head) as if its rows sat at positions off, off+1, …"
+    def rotate(self, x, off:int=0, pos=None, role:str='q'):
+        "Rotate x (…, T, d_head) as if its rows sat at positions off, off+1, … (or at `pos`, any real numbers); `role` 'q' or 'k'."
         T = x.shape[-2]
-        cos, sin = self.cos_sin(off + T, x.device, x.dtype)
-        cos, sin = cos[off:], sin[off:]
+        if pos is None and self.pos_map is not None: pos = self.positions(off, T)
+        if pos is None:
+            cos, sin = self.cos_sin(off + T, x.device, x.dtype, role)
+            cos, sin = cos[off:], sin[off:]
+        else:
+            pos = torch.as_tensor(pos, dtype=torch.float64).to(self.inv_freq.device).reshape(-1)
+            if pos.numel(): self._table_len(int(pos.abs().max().ceil()) + 1, x.dtype)   # (xPos: fails beyond its range)
+            cos, sin = (t.to(device=x.device, dtype=x.dtype) for t in self._tables(pos, role))
         if self.rot == x.shape[-1]: return x * cos + self._turn(x) * sin
         xr, xp = x[..., :self.rot], x[..., self.rot:]
         return torch.cat([xr * cos + self._turn(xr) * sin, xp], -1)
     def qk(self, q, k, q_off, k_off, layer):
-        return self.rotate(q, q_off), self.rotate(k, k_off)
+        return self.rotate(q, q_off, role='q'), self.rotate(k, k_off, role='k')
+    def set_scaling(self, scaling:str=None, # None, 'linear', 'ntk' or 'yarn'
+                    factor:float=1.0, # how many times `original_max_len` to reach
+                    original_max_len:int=None, # the training length; default: what the scheme was built with
+                    truncate:bool=True): # 'yarn': round the ramp's ends to whole pairs
+        "Switch the scaling of a built (trained) scheme in place, e.g. to evaluate beyond the training length; returns self."
+        if scaling not in (None, 'linear', 'ntk', 'yarn'):
+            raise ValueError(f"rope: scaling must be None, 'linear', 'ntk' or 'yarn', got {scaling!r}")
+        if factor < 1: raise ValueError(f"rope: factor must be ≥ 1, got {factor}")
+        self.scaling, self.factor = scaling, factor
+        self.original_max_len = original_max_len or self.original_max_len
+        inv_freq, self.mscale = rope_inv_freq(self.rot, self.base, scaling, factor, self.original_max_len, truncate)
+        self.inv_freq = inv_freq.to(self.inv_freq.device)
+        self._cs = {}
+        return self
+
+# %% ../nbs/00_encodings.ipynb #04c5bf50
+@register('xpos')
+class XPos(RoPE):
+    "xPos (Sun et al. 2022): RoPE with a per-pair decay ζ_i^((m−n)/scale_base) of the logit with distance; causal only."
+    causal_only, two_sided = True, True
+    def __init__(self, d_model, n_heads, n_layers=1, max_len=1024, causal=False,
+                 base:float=10000., # θ_i = base^(−2i/d_rot)
+                 layout:str='half', # 'half' or 'interleaved', as for rope
+                 fraction:float=1.0, # share of each head's dimensions that rotate (and decay)
+                 gamma:float=0.4, # ζ_i = (2i/d_rot + γ)/(1 + γ)
+                 scale_base:float=512.): # the distance over which pair i decays by ζ_i
+        if not causal:
+            raise ValueError("xpos: a key after the query would be scaled up by ζ^(−(n−m)/scale_base), without bound, so "
+                             "xPos serves only a causal (decoder) stack; use rope in a bidirectional (encoder) stack")
+        if gamma <= 0 or scale_base <= 0: raise ValueError(f"xpos: gamma and scale_base must be positive, got {gamma}, {scale_base}")
+        super().__init__(d_model, n_heads, n_layers, max_len, causal, base, layout, fraction)
+        self.gamma, self.scale_base = gamma, scale_base
+        self.register_buffer('zeta', (torch.arange(0, self.rot, 2, dtype=torch.float64) / self.rot + gamma) / (1 + gamma),
+                             persistent=False)
+    def max_position(self, dtype=torch.float32) -> int:
+        "The last position whose scales ζ_0^(±n/scale_base) stay 10⁴ inside the range of `dtype`."
+        fi = torch.finfo(dtype)
+        room = min(math.log(fi.max), -math.log(fi.tiny)) - math.log(1e4)
+        return int(room * self.scale_base / -math.log(self.zeta[0].item()))
+    def _table_len(self, n, dtype):
+        last = self.max_position(dtype)
+        if n - 1 > last:
+            raise ValueError(f"xpos: position {n - 1} is beyond {last}, the last one whose scale ζ^(±n/scale_base) {dtype} "
+                             f"can hold with scale_base={self.scale_base:g}; use a larger scale_base")
+        return min(super()._table_len(n, dtype), last + 1)
+    def xpos_scale(self, pos) -> torch.Tensor:
+        "The query scale ζ_i^(pos/scale_base), float64 (len(pos), rot/2); a key at `pos` gets its inverse."
+        pos = torch.as_tensor(pos, dtype=torch.float64).to(self.zeta.device).reshape(-1)
+        return self.zeta[None] ** (pos[:, None] / self.scale_base)
+    def _tables(self, pos, role='q'):
+        cos, sin = super()._tables(pos, role)
+        s = self.xpos_scale(pos if role == 'q' else -pos)
+        s = s.repeat_interleave(2, -1) if self.layout == 'interleaved' else torch.cat([s, s], -1)
+        return cos * s, sin * s
 
 # %% ../nbs/00_encodings.ipynb #5f6ca1fe
 def alibi_slopes(n_heads:int) -> list[float]:
@@ -341,6 +502,7 @@ def alibi_slopes(n_heads:int) -> list[float]:
 @register('alibi')
 class AlibiPE(PosEnc):
     "ALiBi: a fixed per-head linear distance penalty on the logits."
+    takes_positions = True
     def __init__(self, d_model, n_heads, n_layers=1, max_len=1024, causal=False,
                  symmetric:bool=None): # −m|i−j| (True) or the causal form −m(i−j) (False); default: not causal
         super().__init__(d_model, n_heads, n_layers, max_len, causal)
@@ -351,13 +513,283 @@ class AlibiPE(PosEnc):
         self.register_buffer('slopes', torch.tensor(alibi_slopes(n_heads)), persistent=False)
         self._cache = {}
     def bias(self, Tq, Tk, q_off=0, k_off=0, device=None):
+        "−m_h·|j − i| as a `toeplitz_bias` (its (H, Tq+Tk−1) vector rides along as `.toeplitz`); cached per shape and offset."
+        if self.pos_map is not None:   # sampled positions (`rand_pos` training): one full matrix, not cached
+            return (-self.slopes.to(device)[:, None, None] * self.rel_positions(Tq, Tk, q_off, k_off, device).abs().float()).unsqueeze(0)
         key = (Tq, Tk, q_off - k_off, str(device))
         b = self._cache.get(key)
         if b is None:
             if len(self._cache) > 8: self._cache.clear()
-            dist = rel_pos(Tq, Tk, q_off, k_off, device).abs().float()
-            b = self._cache[key] = (-self.slopes.to(device)[:, None, None] * dist).unsqueeze(0)
+            d = torch.arange(-(Tq - 1), Tk, device=device) + (k_off - q_off)          # j − i of each diagonal
+            b = self._cache[key] = toeplitz_bias(-self.slopes.to(device)[:, None] * d.abs().float()[None], Tq, Tk)
         return b
+
+# %% ../nbs/00_encodings.ipynb #6496fcda
+def inv_softplus(y:torch.Tensor) -> torch.Tensor:
+    "The ρ with softplus(ρ) = y, for y > 0."
+    return y + torch.log(-torch.expm1(-y))
+
+@register('kerple')
+class KerplePE(PosEnc):
+    "KERPLE (Chi et al. 2022): a learned per-head kernel of the distance, −r1·log(1+r2|j−i|) or −r1·|j−i|^r2, shared by the layers of a stack."
+    takes_positions = True
+    def __init__(self, d_model, n_heads, n_layers=1, max_len=1024, causal=False,
+                 kernel:str='log'): # 'log': −r1·log(1 + r2|j−i|); 'power': −r1·|j−i|^r2 with 0 < r2 ≤ 2
+        super().__init__(d_model, n_heads, n_layers, max_len, causal)
+        if kernel not in ('log', 'power'): raise ValueError(f"kerple: kernel must be 'log' or 'power', got {kernel!r}")
+        self.kernel = kernel
+        u1, u2 = torch.rand(n_heads), torch.rand(n_heads)          # the authors' draws: U(0,2) for one, U(0,1) for the other
+        if kernel == 'log': r1, r2 = (2 * u1).clamp(min=0.01), u2.clamp(min=0.01)
+        else:               r1, r2 = u1.clamp(min=0.01), (2 * u2).clamp(0.01, 1.99)
+        self.rho1 = nn.Parameter(inv_softplus(r1))
+        self.rho2 = nn.Parameter(inv_softplus(r2) if kernel == 'log' else torch.logit(r2 / 2))
+    @property
+    def r1(self): return F.softplus(self.rho1)
+    @property
+    def r2(self): return F.softplus(self.rho2) if self.kernel == 'log' else 2 * torch.sigmoid(self.rho2)
+    def kernel_values(self, dist:torch.Tensor): # distances |j − i| ≥ 0, shape (N,)
+        "The bias of each head at each distance, shape (H, N)."
+        r1, r2, d = self.r1[:, None], self.r2[:, None], dist.to(self.rho1.dtype)[None]
+        if self.kernel == 'log': return -r1 * torch.log1p(r2 * d)
+        return -r1 * torch.where(d > 0, torch.exp(r2 * d.clamp(min=1).log()), 0.)   # |d|^r2, with a finite gradient at d = 0
+    def bias(self, Tq, Tk, q_off=0, k_off=0, device=None):
+        if self.pos_map is not None:   # `rand_pos` training: the distances of the sampled positions, the full matrix
+            d = self.rel_positions(Tq, Tk, q_off, k_off, self.rho1.device).abs()
+            return self.kernel_values(d.flatten()).view(-1, Tq, Tk)[None]
+        d = (torch.arange(-(Tq - 1), Tk, device=self.rho1.device) + (k_off - q_off)).abs()   # |j − i| of each diagonal
+        return toeplitz_bias(self.kernel_values(d), Tq, Tk)                                   # (1,H,Tq,Tk)
+    def extra_repr(self): return f"{super().extra_repr()}, kernel={self.kernel!r}"
+
+# %% ../nbs/00_encodings.ipynb #41de882d
+def piecewise_mlp(mlp:nn.Sequential, # Linear(1, W), ReLU, Linear(W, H)
+                  x:torch.Tensor): # scalar inputs, any shape
+    "mlp(x) for many scalars x, heads first (H, *x.shape), computed as the piecewise-linear function it is."
+    w1, b1, W2, b2 = mlp[0].weight[:, 0], mlp[0].bias, mlp[2].weight, mlp[2].bias
+    with torch.no_grad():
+        t = torch.where(w1 != 0, -b1 / w1, 0.).sort().values                 # the kinks, sorted
+        mid = torch.cat([t[:1] - 1, (t[:-1] + t[1:]) / 2, t[-1:] + 1])       # a point inside each of the W+1 pieces
+        on = ((w1 * mid[:, None] + b1) > 0).to(x.dtype)                      # (W+1, W): the units active on each piece
+        seg = torch.bucketize(x, t)                                           # the piece of each input
+    A, C = (on * w1) @ W2.T, (on * b1) @ W2.T + b2                            # (W+1, H): slope and intercept of each piece
+    ac, H = torch.cat([A.T, C.T]).index_select(1, seg.flatten()), W2.shape[0]  # (2H, N): those of each input
+    return (ac[:H] * x.flatten() + ac[H:]).view(H, *x.shape)
+
+@register('fire')
+class FirePE(PosEnc):
+    "FIRE (Li et al. 2023): an MLP of the log distance divided by the log of the query position (at least L), shared by the layers of a stack."
+    takes_positions = True
+    def __init__(self, d_model, n_heads, n_layers=1, max_len=1024, causal=False,
+                 width:int=32, # hidden units of the MLP f: 1 → width → n_heads (ReLU)
+                 init_c:float=0.1, # initial c of ψ(x) = log(c·x + 1)
+                 init_L:float=512.): # initial threshold L: queries at positions up to L share the normaliser ψ(L)
+        super().__init__(d_model, n_heads, n_layers, max_len, causal)
+        if width < 1: raise ValueError(f"fire: width must be at least 1, got {width}")
+        if not (init_c > 0 and init_L > 0): raise ValueError(f"fire: init_c and init_L must be positive, got {init_c} and {init_L}")
+        self.mlp = nn.Sequential(nn.Linear(1, width), nn.ReLU(), nn.Linear(width, n_heads))
+        self.c = nn.Parameter(torch.tensor(float(init_c)))           # used as |c|
+        self.L_scale = nn.Parameter(torch.tensor(1.))                # L = |L_scale|·init_L
+        self.init_L, self.eps = float(init_L), 1e-6
+    @property
+    def L(self): return self.L_scale.abs() * self.init_L
+    def psi(self, x): return torch.log1p(self.c.abs() * x)
+    def f(self, x:torch.Tensor): # normalised distances, any shape
+        "f_θ of each input, heads first: shape (H, *x.shape)."
+        return self.mlp(x.unsqueeze(-1)).movedim(-1, 0)
+    def normalized(self, Tq:int, Tk:int, q_off:int=0, k_off:int=0, device=None):
+        "ψ(|i − j|) / ψ(max(L, i)) for every query i and key j, shape (Tq, Tk): the MLP's input, as in the formula."
+        i = self.positions(q_off, Tq, self.c.device).to(self.c.dtype)   # 0, 1, … or the sampled positions (`rand_pos`)
+        j = self.positions(k_off, Tk, self.c.device).to(self.c.dtype)
+        return self.psi((i[:, None] - j[None]).abs()) / (self.psi(torch.maximum(i, self.L)) + self.eps)[:, None]
+    def bias(self, Tq, Tk, q_off=0, k_off=0, device=None):
+        if self.pos_map is not None: return piecewise_mlp(self.mlp, self.normalized(Tq, Tk, q_off, k_off))[None]   # `rand_pos`
+        L = self.L
+        nt = min(Tq, max(0, math.floor(L.item()) - q_off + 1))      # rows with i ≤ L: normaliser ψ(L), Toeplitz
+        parts = []
+        if nt:
+            d = (torch.arange(-(nt - 1), Tk, device=self.c.device) + (k_off - q_off)).abs().to(self.c.dtype)
+            vec = self.f(self.psi(d) / (self.psi(L) + self.eps))      # (H, nt+Tk−1): one MLP input per diagonal
+            if nt == Tq: return toeplitz_bias(vec, Tq, Tk)
+            parts.append(toeplitz_bias(vec, nt, Tk))
+        parts.append(piecewise_mlp(self.mlp, self.normalized(Tq - nt, Tk, q_off + nt, k_off))[None])   # rows i > L
+        return torch.cat(parts, 2)
+
+# %% ../nbs/00_encodings.ipynb #d0b237f3
+def sinusoid_at(pos:torch.Tensor, # positions (any integers, negative too)
+                d:int, base:float=10000.) -> torch.Tensor:
+    "Rows of the sinusoidal table for arbitrary positions `pos`, shape (len(pos), d)."
+    ang = pos.double()[:, None] * sinusoid_freqs(d, base)[None]
+    t = torch.zeros(len(pos), d, dtype=torch.float64)
+    t[:, 0::2], t[:, 1::2] = ang.sin(), ang[:, : d // 2].cos()
+    return t.float()
+
+class _ClippedRel(PosEnc):
+    "Shared part of the schemes whose terms come one column per clipped distance (`_q_terms`, `_k_terms`)."
+    takes_positions = True
+    rel_index = ShawPE.rel_index
+    def _q_terms(self, q, layer): return None
+    def _k_terms(self, k, layer): return None
+    def clipped_terms(self, q, layer):
+        if self.pos_map is not None: return None   # the compact form assumes positions 0, 1, 2, …: see `qk_bias`
+        qr = self._q_terms(q, layer)
+        return None if qr is None else (qr, None)
+    def key_terms(self, k, layer):
+        return None if self.pos_map is not None else self._k_terms(k, layer)
+    def _dense(self, q, k, Tq, Tk, q_off, k_off, layer):
+        "Both terms written out, (B, H, Tq, Tk): qr[b,h,i,c(i,j)] + kr[b,h,j,c(i,j)], c the clipped distance index."
+        idx, out = self.rel_index(Tq, Tk, q_off, k_off, (q if q is not None else k).device), None
+        if q is not None and (qr := self._q_terms(q, layer)) is not None:
+            out = qr.gather(-1, idx.expand(*qr.shape[:2], Tq, Tk))
+        if k is not None and (kr := self._k_terms(k, layer)) is not None:
+            kb = kr.gather(-1, idx.T.expand(*kr.shape[:2], Tk, Tq)).transpose(-1, -2)
+            out = kb if out is None else out + kb
+        return out
+    def qbias(self, q, Tk, q_off, k_off, layer):
+        return None if self.pos_map is not None else self._dense(q, None, q.shape[2], Tk, q_off, k_off, layer)
+    def qk_bias(self, q, k, q_off, k_off, layer):
+        "Only while `pos_map` is set (`rand_pos` training): both terms written out at the sampled distances."
+        return None if self.pos_map is None else self._dense(q, k, q.shape[2], k.shape[2], q_off, k_off, layer)
+
+@register('xl')
+class TransformerXLPE(_ClippedRel):
+    "Transformer-XL relative terms: q·W_R r(i−j) + u·k + v·W_R r(i−j), sinusoidal r clipped to ±k, per-layer W_R, u, v."
+    def __init__(self, d_model, n_heads, n_layers=1, max_len=1024, causal=False,
+                 k:int=16, # distances beyond ±k share the edge embedding
+                 global_bias:bool=True): # the learned per-head biases u (content) and v (position)
+        super().__init__(d_model, n_heads, n_layers, max_len, causal)
+        if k < 1: raise ValueError(f"xl: the clipping distance k must be at least 1, got {k}")
+        self.k, self.global_bias = k, global_bias
+        self.register_buffer('r', sinusoid_at(k - torch.arange(2 * k + 1), d_model), persistent=False)  # column c: i−j = k−c
+        self.w_r = nn.Parameter(torch.randn(n_layers, d_model, d_model) * d_model ** -0.5)
+        self.u = nn.Parameter(torch.randn(n_layers, n_heads, 1, self.d_head) * 0.02) if global_bias else None
+        self.v = nn.Parameter(torch.randn(n_layers, n_heads, 1, self.d_head) * 0.02) if global_bias else None
+        self._idx_cache = {}
+    def rel_keys(self, layer:int, dtype=torch.float32):
+        "W_R r for each clipped distance, per head: (H, 2k+1, d_head), column c for j − i = c − k."
+        return (self.r @ self.w_r[layer]).view(2 * self.k + 1, self.n_heads, self.d_head).transpose(0, 1).to(dtype)
+    def qk(self, q, k, q_off, k_off, layer):
+        return (q + self.u[layer].to(q.dtype), k) if self.global_bias else (q, k)
+    def _q_terms(self, q, layer):
+        if self.global_bias: q = q + (self.v[layer] - self.u[layer]).to(q.dtype)   # q arrives as q + u
+        return q @ (self.rel_keys(layer, q.dtype) * self.d_head ** -0.5).transpose(-1, -2)
+
+# %% ../nbs/00_encodings.ipynb #b0ecd729
+@register('deberta')
+class DebertaPE(_ClippedRel):
+    "DeBERTa disentangled attention: content-to-position q·K^r and position-to-content k·Q^r, shared table clipped to ±k."
+    def __init__(self, d_model, n_heads, n_layers=1, max_len=1024, causal=False,
+                 k:int=16, # distances beyond ±k share the edge rows
+                 c2p:bool=True, # content-to-position term (query side)
+                 p2c:bool=True, # position-to-content term (key side)
+                 paper_scale:bool=True): # all terms over √(3d) as in the paper (False: each over √d)
+        super().__init__(d_model, n_heads, n_layers, max_len, causal)
+        if k < 1: raise ValueError(f"deberta: the clipping distance k must be at least 1, got {k}")
+        if not (c2p or p2c): raise ValueError("deberta: c2p=False and p2c=False leaves no positional information; use pe='none'")
+        self.k, self.c2p, self.p2c, self.paper_scale = k, c2p, p2c, paper_scale
+        self.rel = nn.Parameter(torch.randn(2 * k + 1, d_model))            # row m: relative distance m − k
+        self.w_qr = nn.Parameter(torch.randn(n_layers, d_model, d_model) * d_model ** -0.5) if p2c else None
+        self.w_kr = nn.Parameter(torch.randn(n_layers, d_model, d_model) * d_model ** -0.5) if c2p else None
+        self.scale = (3 if paper_scale else 1) ** -0.5
+        self._idx_cache = {}
+    def _heads(self, w, dtype):
+        return (self.rel @ w).view(2 * self.k + 1, self.n_heads, self.d_head).transpose(0, 1).to(dtype)   # (H, 2k+1, d)
+    def qk(self, q, k, q_off, k_off, layer): return q * self.scale, k
+    def _q_terms(self, q, layer):
+        if not self.c2p: return None
+        return q @ (self._heads(self.w_kr[layer], q.dtype).flip(1) * self.d_head ** -0.5).transpose(-1, -2)   # q arrives /√3
+    def _k_terms(self, k, layer):
+        if not self.p2c: return None
+        return k @ (self._heads(self.w_qr[layer], k.dtype) * (self.scale * self.d_head ** -0.5)).transpose(-1, -2)
+
+# %% ../nbs/00_encodings.ipynb #21426340
+def cope_positions(g:torch.Tensor, # gates (…, Tq, Tk), already 0 on keys the query does not see
+                  ) -> torch.Tensor:
+    "Contextual positions p[i, j] = Σ_{t ≥ j} g[i, t] (keys after the query have gate 0)."
+    return g.flip(-1).cumsum(-1).flip(-1)
+
+def cope_interp(qe:torch.Tensor, # q·e_n for every integer position n, (…, Tq, npos)
+                p:torch.Tensor): # positions (…, Tq, Tk), clamped to npos − 1
+    "q·e at fractional positions p, linear between the neighbouring integers: (…, Tq, Tk)."
+    fl = p.floor().clamp(max=qe.shape[-1] - 2)
+    i = fl.long()
+    return qe.gather(-1, i) + (p - fl) * qe.diff(dim=-1).gather(-1, i)
+
+def _cope_rows(B, H, Tq, Tk, d0, target):
+    "Blocks of query rows (r0, r1), the keys :n their last row sees, and the first key cm0 that some row must not see."
+    c = max(8, min(Tq, target // max(1, B * H * Tk)))
+    for r0 in range(0, Tq, c):
+        r1 = min(Tq, r0 + c); n = max(0, min(Tk, r1 - d0))
+        yield r0, r1, n, max(0, min(n, r0 - d0 + 1))
+
+class _CoPETerm(torch.autograd.Function):
+    "z[i, j] = q_i·e at p_ij, by blocks of query rows over the keys they see; the backward written out."
+    @staticmethod
+    def forward(ctx, q, k, e, q_off, k_off, target=1 << 18, save=True):
+        B, H, Tq, d = q.shape; Tk, npos, d0 = k.shape[2], e.shape[-2], k_off - q_off
+        qs, qe = q * d ** -0.5, q @ e.transpose(-1, -2)
+        dqe = F.pad(qe.diff(dim=-1), (0, 1))                          # q·(e_{n+1} − e_n), 0 past the top row
+        z, saved, blocks = q.new_empty(B, H, Tq, Tk), [], list(_cope_rows(B, H, Tq, Tk, d0, target))
+        for r0, r1, n, cm0 in blocks:
+            z[:, :, r0:r1, n:] = 0.
+            if n == 0: saved.append(None); continue
+            g = torch.matmul(qs[:, :, r0:r1], k[:, :, :n].transpose(-1, -2)).sigmoid_()
+            fut = (torch.arange(cm0, n, device=q.device)[None] + d0 > torch.arange(r0, r1, device=q.device)[:, None]) if cm0 < n else None
+            if fut is not None: g[..., cm0:n].masked_fill_(fut, 0.)
+            p = g.flip(-1).cumsum_(-1).flip(-1).clamp_(max=npos - 1)   # Σ_{t ≥ j} g_it, at most npos − 1
+            idx = p.int()                                              # = ⌊p⌋ (p ≥ 0); npos − 1 at the top: slope 0 there
+            fr, D, zb = p.sub_(idx), dqe[:, :, r0:r1].gather(-1, idx), z[:, :, r0:r1, :n]
+            torch.gather(qe[:, :, r0:r1], -1, idx, out=zb).addcmul_(fr, D)
+            if fut is not None: zb[..., cm0:n].masked_fill_(fut, 0.)
+            if save: saved.append((idx, fr, D, torch.addcmul(g, g, g, value=-1.), fut))   # ∂z/∂p and σ' = g(1 − g)
+        ctx.save_for_backward(q, k, e)
+        ctx.blocks, ctx.saved = blocks, saved
+        return z
+    @staticmethod
+    def backward(ctx, gz):
+        q, k, e = ctx.saved_tensors
+        scale, npos = q.shape[-1] ** -0.5, e.shape[-2]
+        dq, dk, dqe = torch.zeros_like(q), torch.zeros_like(k), q.new_zeros(*q.shape[:3], npos + 1)
+        for (r0, r1, n, cm0), sv in zip(ctx.blocks, ctx.saved):
+            if sv is None: continue
+            idx, fr, D, gd, fut = sv
+            gzb = gz[:, :, r0:r1, :n]
+            if fut is not None: gzb = gzb.clone(); gzb[..., cm0:n].masked_fill_(fut, 0.)   # z is 0 there
+            w1 = fr.mul_(gzb)
+            dqr = dqe[:, :, r0:r1]
+            dqr[..., :npos].scatter_add_(-1, idx, gzb - w1); dqr[..., 1:].scatter_add_(-1, idx, w1)
+            ds = D.mul_(gzb).cumsum_(-1).mul_(gd)                      # ∂/∂g_it = Σ_{j ≤ t} ∂/∂p_ij; σ' = g(1 − g)
+            dq[:, :, r0:r1] = torch.matmul(ds, k[:, :, :n]).mul_(scale)
+            dk[:, :, :n] += torch.matmul(ds.transpose(-1, -2), q[:, :, r0:r1]).mul_(scale)
+        ctx.saved = None
+        dqe = dqe[..., :npos]
+        dq += dqe @ e
+        de = (dqe.transpose(-1, -2) @ q).sum(0)
+        return dq, dk, de.sum(0, keepdim=True) if e.shape[0] == 1 else de, None, None, None, None
+
+@register('cope')
+class CoPE(PosEnc):
+    "Contextual position encoding: positions count sigmoid gates σ(q·k) between key and query; causal stacks only."
+    causal_only = True       # refuses a bidirectional stack
+    takes_positions = True   # it reads no position index, so sampled positions (`rand_pos`) change nothing
+    def __init__(self, d_model, n_heads, n_layers=1, max_len=1024, causal=False,
+                 npos_max:int=64, # positions 0..npos_max−1 have a learned vector; larger ones are clamped
+                 per_head:bool=False, # one table per head (the paper shares one per layer)
+                 init_std:float=0.): # std of the initial tables (the paper starts at zero)
+        super().__init__(d_model, n_heads, n_layers, max_len, causal)
+        if not causal:
+            raise ValueError("cope: contextual positions sum the gates of the keys from the key up to the query, which "
+                             "defines them for causal attention only; use it in a decoder-only model (kind 'lm')")
+        if npos_max < 2: raise ValueError(f"cope: npos_max must be at least 2 to interpolate, got {npos_max}")
+        self.npos_max = npos_max
+        self.e = nn.Parameter(torch.randn(n_layers, n_heads if per_head else 1, npos_max, self.d_head) * init_std)
+    def gates(self, q, k, q_off:int=0, k_off:int=0):
+        "σ(q·k/√d), 0 on keys after the query: (B, H, Tq, Tk)."
+        g = (q @ k.transpose(-1, -2) * q.shape[-1] ** -0.5).sigmoid()
+        return g.masked_fill(rel_pos(q.shape[2], k.shape[2], q_off, k_off, q.device) > 0, 0.)
+    def qk_bias(self, q, k, q_off, k_off, layer):
+        "The dense logit term z (B, H, Tq, Tk); 0 on keys after the query (which the attention masks anyway)."
+        e = self.e[layer].to(q.dtype)
+        grad = torch.is_grad_enabled() and any(t.requires_grad for t in (q, k, e))
+        return _CoPETerm.apply(q, k, e, q_off, k_off, 1 << 18, grad)
 
 # %% ../nbs/00_encodings.ipynb #0013d036
 def describe_pes() -> list[dict]:

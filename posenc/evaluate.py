@@ -18,8 +18,8 @@ from .decode import translate, lm_generate, decode_speed
 
 # %% auto #0
 __all__ = ['mt_scores', 'length_bucket', 'bleu_by_src_len', 'bucket_sizes', 'paired_bootstrap', 'translation_eval', 'lm_metrics',
-           'mlm_metrics', 'task_predictions', 'task_accuracy', 'accuracy_summary', 'extrapolation_eval',
-           'attention_maps']
+           'mlm_metrics', 'task_predictions', 'task_accuracy', 'accuracy_summary', 'extrapolation_eval', 'rope_schemes',
+           'rope_scaling_eval', 'attention_maps']
 
 # %% ../nbs/08_evaluate.ipynb #52b161a9
 def mt_scores(hyps:list[str], # detokenised hypotheses
@@ -228,6 +228,38 @@ def extrapolation_eval(model:nn.Module, # a decoder-only LM
         res['loss_by_pos'][str(T)] = [round(v, decimals) for v in L.mean(0).tolist()]
         res['eval_tokens'][str(T)] = span
     return res
+
+# %% ../nbs/08_evaluate.ipynb #b6542525
+def rope_schemes(model:nn.Module) -> list:
+    "The plain RoPE schemes of a model (not its subclasses such as xPos), one per stack."
+    from posenc.encodings import RoPE
+    return [m for m in model.modules() if type(m) is RoPE]
+
+@torch.no_grad()
+def rope_scaling_eval(model:nn.Module, # a decoder-only LM with pe='rope', trained at `train_len`
+                      ids, # 1-D validation token stream
+                      train_len:int, # L: the context length used in training
+                      factors=(2, 4, 8), # evaluate at these multiples of L, each with scaling factor f
+                      scalings=('linear', 'ntk', 'yarn'), # the variants compared
+                      eval_tokens:int=None, stride_frac:float=0.25, batch_size:int=8,
+                     ) -> dict:
+    "Chunked and sliding loss at f·L for each RoPE scaling with factor f: {scaling: {lengths, chunked_loss, sliding_loss}}."
+    pes = rope_schemes(model)
+    if not pes: raise ValueError("rope_scaling_eval: the model has no plain RoPE scheme (pe='rope')")
+    saved = [(p.scaling, p.factor, p.original_max_len) for p in pes]
+    budget = eval_tokens or int(max(factors) * train_len) * 4
+    out = {}
+    try:
+        for sc in scalings:
+            r = dict(lengths=[], chunked_loss=[], sliding_loss=[])
+            for f in factors:
+                for p in pes: p.set_scaling(sc, float(f), train_len)
+                ex = extrapolation_eval(model, ids, train_len, (f,), budget, stride_frac, batch_size)
+                r['lengths'] += ex['lengths']; r['chunked_loss'] += ex['chunked_loss']; r['sliding_loss'] += ex['sliding_loss']
+            out[sc] = r
+    finally:
+        for p, (sc, f, L) in zip(pes, saved): p.set_scaling(sc, f, L)
+    return out
 
 # %% ../nbs/08_evaluate.ipynb #f2670d47
 @torch.no_grad()

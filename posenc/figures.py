@@ -9,23 +9,22 @@ from pathlib import Path
 import numpy as np
 import torch
 from matplotlib.figure import Figure
-from .encodings import make_pe, sinusoid_table, alibi_slopes, t5_bucket, pe_names
+from .encodings import make_pe, sinusoid_table, alibi_slopes, t5_bucket, pe_names, PE_REGISTRY
 from .train import write_json
 
 # %% auto #0
-__all__ = ['log', 'TASK_KINDS', 'PE_ORDER', 'ATTN_KINDS', 'FIGURES', 'NoData', 'read_run', 'load_runs', 'pe_rank', 'pe_color',
-           'select', 'tasks_of', 'by_pe', 'mean_std', 'ci95', 'fake_runs', 'pe_params', 'trained_param',
-           'fig_pe_tables', 'fig_clock_hands', 'fig_dot_distance', 'mds2', 'fig_mds', 'fig_rope_distance',
-           'fig_bias_matrices', 'fig_loss_curves', 'sentence_stats', 'score_from_stats', 'bootstrap_scores',
-           'fig_translation', 'fig_lm', 'fig_synthetic', 'fig_extrapolation', 'fig_speed_params', 'read_attention',
-           'fig_attention', 'draw_all']
+__all__ = ['log', 'TASK_KINDS', 'PE_COLORS', 'PE_MARKERS', 'ATTN_KINDS', 'FIGURES', 'NoData', 'read_run', 'load_runs', 'pe_order',
+           'pe_rank', 'pe_color', 'pe_marker', 'select', 'tasks_of', 'by_pe', 'mean_std', 'ci95', 'fake_runs',
+           'pe_params', 'trained_param', 'fig_pe_tables', 'fig_clock_hands', 'fig_dot_distance', 'mds2', 'fig_mds',
+           'fig_rope_distance', 'fig_bias_matrices', 'fig_loss_curves', 'sentence_stats', 'score_from_stats',
+           'bootstrap_scores', 'fig_translation', 'fig_lm', 'fig_synthetic', 'fig_extrapolation', 'fig_speed_params',
+           'read_attention', 'fig_attention', 'draw_all']
 
 # %% ../nbs/11_figures.ipynb #5dfac7c8
 log = logging.getLogger('posenc.figures')
 
 TASK_KINDS = {'shakespeare': 'lm', 'shakespeare-mlm': 'mlm', 'ted-small': 'seq2seq', 'wmt14-small': 'seq2seq',
               'copy': 'synthetic', 'reverse': 'synthetic', 'sort': 'synthetic', 'addition': 'synthetic'}
-PE_ORDER = ['none', 'sinusoidal', 'learnable', 'layerwise', 'shaw', 't5', 'rope', 'alibi']
 
 class NoData(Exception):
     "A figure or report section has no data to show; the message says which."
@@ -78,14 +77,27 @@ def load_runs(runs_dir:str|Path) -> list[dict]:
     key = lambda r: (r['task'] or '', pe_rank(r['pe']), r['seed'] if r['seed'] is not None else -1, r['id'])
     return sorted(runs, key=key)
 
+def pe_order() -> list[str]:
+    "Every registered encoding in registration order (the notebooks' order): the one order of every table and figure."
+    return list(PE_REGISTRY)
+
 def pe_rank(pe:str) -> int:
-    "Position of `pe` in the fixed order used by every table and figure (unknown names last)."
-    return PE_ORDER.index(pe) if pe in PE_ORDER else len(PE_ORDER)
+    "Position of `pe` in `pe_order()` (unknown names last)."
+    order = pe_order()
+    return order.index(pe) if pe in order else len(order)
+
+# tab10 first (the colours the first ten encodings always had), then ten more that differ from them and each other
+PE_COLORS = ['#1f77b4', '#ff7f0e', '#2ca02c', '#d62728', '#9467bd', '#8c564b', '#e377c2', '#7f7f7f', '#bcbd22', '#17becf',
+             '#000075', '#808000', '#f032e6', '#469990', '#800000', '#ffe119', '#aaffc3', '#9a6324', '#dcbeff', '#000000']
+PE_MARKERS = ['o', 's', '^', 'D', 'v', 'P', 'X', '*', 'h', '<']
 
 def pe_color(pe:str):
-    "The colour of `pe`, the same in every figure."
-    from matplotlib import colormaps
-    return colormaps['tab10'](pe_rank(pe) % 10)
+    "The colour of `pe`, the same in every figure (20 distinct colours, then they repeat with another marker)."
+    return PE_COLORS[pe_rank(pe) % len(PE_COLORS)]
+
+def pe_marker(pe:str) -> str:
+    "The marker of `pe`: 'o' for the first 20 encodings, another one each time the colours come round again."
+    return PE_MARKERS[(pe_rank(pe) // len(PE_COLORS)) % len(PE_MARKERS)]
 
 # %% ../nbs/11_figures.ipynb #19418e39
 def select(runs:list[dict], task:str=None, kind:str=None, pe:str=None, status:str='done') -> list[dict]:
@@ -100,7 +112,7 @@ def tasks_of(runs:list[dict], kind:str=None) -> list[str]:
     return sorted(ts, key=lambda t: (order.index(t) if t in order else len(order), t))
 
 def by_pe(runs:list[dict]) -> dict[str, list[dict]]:
-    "Runs grouped by positional encoding, in `PE_ORDER`, each group sorted by seed."
+    "Runs grouped by positional encoding, in `pe_order()`, each group sorted by seed."
     out = {}
     for r in sorted(runs, key=lambda r: (pe_rank(r['pe']), r['pe'], r['seed'] or 0)): out.setdefault(r['pe'], []).append(r)
     return out
@@ -151,7 +163,7 @@ def fake_runs(root:str|Path, # folder that becomes `runs/<profile>`
         for pe in pes:
             for seed in seeds:
                 rng = random.Random(f"{task}/{pe}/{seed}")
-                q = 0.1 * pe_rank(pe) / len(PE_ORDER) + 0.03 * seed   # how bad this run is
+                q = 0.1 * pe_rank(pe) / 8 + 0.03 * seed   # how bad this run is
                 d = root/f"{task}__{pe}__s{seed}"; d.mkdir(exist_ok=True); out.append(d)
                 model = dict(vocab_size=65, d_model=64, n_heads=4, n_layers=2, n_dec_layers=2, d_ff=256, dropout=0.1,
                              attn_dropout=0., pe=pe, pe_opts={}, max_len=256, norm_first=True, tie_embeddings=True,
@@ -522,7 +534,7 @@ def fig_synthetic(runs:list[dict]):
             M = np.array([[r['metrics'].get('acc_by_len', {}).get(str(n), np.nan) for n in lens] for r in rs], dtype=float)
             if not lens: continue
             m = np.nanmean(M, 0); s = np.nanstd(M, 0, ddof=1) if len(M) > 1 else np.zeros_like(m)
-            a.plot(lens, m, 'o-', color=pe_color(pe), label=pe, ms=3, lw=1.2)
+            a.plot(lens, m, '-', marker=pe_marker(pe), color=pe_color(pe), label=pe, ms=3, lw=1.2)
             a.fill_between(lens, np.clip(m - s, 0, 1), np.clip(m + s, 0, 1), color=pe_color(pe), alpha=0.2, lw=0)
             tl = tl or rs[0]['metrics'].get('train_max_len')
         if tl:
@@ -546,7 +558,7 @@ def fig_extrapolation(runs:list[dict], bins:int=64):
             L, lens = ex[0]['train_len'], ex[0]['lengths']
             for key, ls in (('chunked_loss', '--'), ('sliding_loss', '-')):
                 M = np.array([e.get(key) or [np.nan] * len(lens) for e in ex], dtype=float)
-                row[0].plot(lens, np.nanmean(M, 0), ls, marker='o', ms=3, color=pe_color(pe), lw=1.2,
+                row[0].plot(lens, np.nanmean(M, 0), ls, marker=pe_marker(pe), ms=3, color=pe_color(pe), lw=1.2,
                             label=pe if key == 'sliding_loss' else None)
             longest = str(max(int(k) for k in ex[0].get('loss_by_pos', {'0': 0})))
             curves = [np.asarray(e['loss_by_pos'][longest], float) for e in ex if longest in e.get('loss_by_pos', {})]

@@ -13,7 +13,8 @@ from .encodings import PosEnc, make_pe, pe_names
 from .attention import MultiHeadAttention, KVCache
 
 # %% auto #0
-__all__ = ['MODELS', 'ModelConfig', 'Block', 'Stack', 'DecoderLM', 'EncoderMLM', 'Seq2Seq', 'build_model', 'param_counts']
+__all__ = ['MODELS', 'ModelConfig', 'Block', 'rand_positions', 'Stack', 'DecoderLM', 'EncoderMLM', 'Seq2Seq', 'build_model',
+           'param_counts']
 
 # %% ../nbs/02_models.ipynb #35541693
 @dataclass
@@ -35,9 +36,12 @@ class ModelConfig:
     cross_pe:bool = False    # also apply the scheme in cross-attention (target positions vs source positions)
     activation:str = 'gelu'  # 'gelu' or 'relu'
     pad_id:int = 0
+    rand_pos:int = 0         # Ruoss et al. 2023: training draws sorted positions from [0, rand_pos); 0: off
     def __post_init__(self):
         if self.pe not in pe_names(): make_pe(self.pe, self.d_model, self.n_heads)   # raises, listing valid names
         if self.activation not in ('gelu', 'relu'): raise ValueError(f"activation must be 'gelu' or 'relu', got {self.activation!r}")
+        if not isinstance(self.rand_pos, int) or self.rand_pos < 0:
+            raise ValueError(f"rand_pos must be 0 (off) or the number of positions to sample from, got {self.rand_pos!r}")
         self.d_ff = self.d_ff or 4 * self.d_model
         self.n_dec_layers = self.n_dec_layers or self.n_layers
 
@@ -68,6 +72,13 @@ class Block(nn.Module):
                                                            cache=None if cache is None else cache['cross']))
         return self._sub(x, self.n3, self.ff)
 
+def rand_positions(n:int, # sample from positions 0..n−1
+                   T:int, # how many (the sequence length)
+                   device=None) -> torch.Tensor:
+    "T sorted, distinct positions drawn uniformly from [0, n) (Ruoss et al. 2023)."
+    if T > n: raise ValueError(f"rand_pos={n} cannot give {T} tokens distinct positions; use rand_pos ≥ the training length {T}")
+    return torch.randperm(n, device=device)[:T].sort().values
+
 class Stack(nn.Module):
     "A stack of blocks that owns its positional encoding (and, with `cross_pe`, one for cross-attention)."
     def __init__(self, cfg:ModelConfig, n_layers:int, causal:bool, cross:bool=False, role:str='stack'):
@@ -78,6 +89,10 @@ class Stack(nn.Module):
             except ValueError as e: raise ValueError(f"{role}: {e}") from None
         self.pe = pe(causal)
         self.xpe = pe(False) if cross and cfg.cross_pe else None
+        self.rand_pos = cfg.rand_pos
+        if self.rand_pos:
+            try: self.pe.check_rand_pos(self.rand_pos)
+            except ValueError as e: raise ValueError(f"{role}: {e}") from None
         self.blocks = nn.ModuleList(Block(cfg, cross) for _ in range(n_layers))
         self.drop = nn.Dropout(cfg.dropout)
         self.norm = nn.LayerNorm(cfg.d_model) if cfg.norm_first else nn.Identity()
@@ -86,6 +101,13 @@ class Stack(nn.Module):
                 key_pad=None, # (B, T) True on real tokens; used as a key mask in non-causal stacks
                 memory=None, mem_pad=None, # encoder output and its (B, S) mask, for cross-attention
                 cache:KVCache=None): # incremental decoding: positions start at cache.off
+        if self.rand_pos and self.training and cache is None:   # randomized positions for this forward only
+            self.pe.pos_map = rand_positions(self.rand_pos, x.shape[1], x.device)
+            try: return self._forward(x, key_pad, memory, mem_pad, cache)
+            finally: self.pe.pos_map = None
+        return self._forward(x, key_pad, memory, mem_pad, cache)
+
+    def _forward(self, x, key_pad, memory, mem_pad, cache):
         off = cache.off if cache is not None else 0
         x = self.drop(self.pe.embed(x, off))
         Tq = x.shape[1]

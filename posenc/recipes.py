@@ -19,7 +19,7 @@ from .tokenize import (BOS_ID, EOS_ID, SPECIAL_TOKENS, N_SPECIAL, CharTokenizer,
                              LMBatcher, collate_lm_task, collate_pairs)
 from .train import (TrainConfig, Trainer, eval_loss, mask_tokens, step_generator, seed_everything, write_json,
                           atomic_write, read_jsonl, to_jsonable)
-from .evaluate import (lm_metrics, mlm_metrics, extrapolation_eval, translation_eval, task_accuracy,
+from .evaluate import (rope_schemes, rope_scaling_eval, lm_metrics, mlm_metrics, extrapolation_eval, translation_eval, task_accuracy,
                              accuracy_summary, attention_maps)
 
 # %% auto #0
@@ -133,6 +133,9 @@ def _prepare_lm(task, p, seed):
     def final_fn(m, trainer):
         out = trainer.last_eval or eval_fn(m)
         ex = extrapolation_eval(m, va, T, p['extrap_factors'], p['extrap_tokens'], p['extrap_stride'])
+        if rope_schemes(m):   # plain RoPE: the same weights evaluated with each scaling (PI, NTK-aware, YaRN) at f·L
+            ex['scaled'] = rope_scaling_eval(m, va, T, [f for f in p['extrap_factors'] if f > 1], eval_tokens=p['extrap_tokens'],
+                                             stride_frac=p['extrap_stride'])
         return dict(val_loss=out['val_loss'], val_ppl=out['val_ppl'], val_bpc=out['val_bpc'], extrapolation=ex)
     return _Prepared(tok, tok.vocab_size, T * max(p['extrap_factors']), get_batch, eval_fn, final_fn,
                      dict(ids=va[:p['attn_len']]), dict(description=corpus.description, train_tokens_available=len(tr),

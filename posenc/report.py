@@ -7,17 +7,17 @@ from __future__ import annotations
 import json, math, os, re, shutil, tempfile, time
 from pathlib import Path
 import numpy as np
-from .figures import (load_runs, select, tasks_of, by_pe, mean_std, ci95, bootstrap_scores, pe_rank, NoData,
-                            TASK_KINDS, PE_ORDER, log)
+from .figures import (load_runs, select, tasks_of, by_pe, mean_std, ci95, bootstrap_scores, pe_rank, pe_order,
+                            NoData, TASK_KINDS, log)
 
 # %% auto #0
-__all__ = ['SEC_WHY', 'SEC_ENCODINGS', 'DATA_NOTES', 'LOW_BLEU', 'CROSSREF_LUA', 'TYPST_META', 'num', 'pm', 'md_escape',
-           'md_table', 't_pvalue', 'welch', 'boot_p', 'ReportContext', 'front_matter', 'sec_encodings', 'sec_setup',
-           'pe_means', 'best_pe', 'top_bleu', 'low_bleu_caveat', 'sec_translation', 'sec_lm', 'sec_synthetic',
-           'sec_results', 'sec_extrapolation', 'sec_speed', 'sec_examples', 'fmt_p', 'judge', 'compare',
-           'conclusion_vaswani', 'conclusion_press', 'conclusion_kazemnejad', 'conclusion_rope', 'sec_conclusions',
-           'sec_runs', 'headline', 'headline_markdown', 'sec_glance', 'report_markdown', 'render_html', 'render_pdf',
-           'build_report']
+__all__ = ['SEC_WHY', 'SEC_ENCODINGS', 'DATA_NOTES', 'LOW_BLEU', 'SCALINGS', 'CROSSREF_LUA', 'TYPST_META', 'num', 'pm',
+           'md_escape', 'md_table', 't_pvalue', 'welch', 'boot_p', 'ReportContext', 'front_matter', 'sec_encodings',
+           'sec_setup', 'pe_means', 'best_pe', 'top_bleu', 'low_bleu_caveat', 'sec_translation', 'sec_lm',
+           'sec_synthetic', 'sec_results', 'sec_extrapolation', 'sec_rope_scaling', 'sec_speed', 'sec_examples',
+           'fmt_p', 'judge', 'compare', 'conclusion_vaswani', 'conclusion_press', 'conclusion_kazemnejad',
+           'conclusion_rope', 'sec_conclusions', 'sec_runs', 'headline', 'headline_markdown', 'sec_glance',
+           'report_markdown', 'render_html', 'render_pdf', 'build_report']
 
 # %% ../nbs/12_report.ipynb #e1f6bb8d
 def num(x, nd:int=2) -> str:
@@ -390,13 +390,55 @@ def sec_extrapolation(ctx:ReportContext) -> str:
     if tasks_of(ctx.runs, 'synthetic'):
         out.append('For the synthetic tasks, accuracy on inputs longer than any seen in training is the column '
                    '"accuracy, longer" of their result tables' + _see(ctx, 'synthetic') + '.\n')
+    out.append(sec_rope_scaling(ctx))
     return '\n'.join(out)
 
+SCALINGS = dict(linear='position interpolation (positions ÷ f)', ntk='NTK-aware (base × f^(d/(d−2)))',
+                yarn='YaRN (per-frequency interpolation and attention temperature)')
+
+def sec_rope_scaling(ctx:ReportContext) -> str:
+    "Plain RoPE runs evaluated beyond their training length as trained and with each scaling (`extrapolation.scaled`)."
+    out = []
+    for t in tasks_of(ctx.runs, 'lm'):
+        rs = [r for r in select(ctx.runs, task=t, pe='rope') if (r['metrics'].get('extrapolation') or {}).get('scaled')]
+        if not rs: continue
+        ex0 = rs[0]['metrics']['extrapolation']; lens = ex0['lengths']
+        def col(r, name, n):
+            e = r['metrics']['extrapolation']
+            src = e if name is None else e['scaled'].get(name) or {}
+            return (src.get('sliding_loss') or [None] * len(src.get('lengths') or []))[src['lengths'].index(n)] if n in (src.get('lengths') or []) else None
+        rows = [[('as trained' if name is None else f'{name}: {SCALINGS.get(name, name)}'), _seeds(rs)]
+                + [pm([col(r, name, n) for r in rs], 3) if any(col(r, name, n) is not None for r in rs) else '—' for n in lens]
+                for name in [None] + list(ex0['scaled'])]
+        out.append(md_table(['RoPE evaluated', 'seeds'] + [f'L={n}' for n in lens], rows,
+                            f'{t}: the same RoPE models evaluated at length L as trained and with each scaling set to factor '
+                            f'f = L / {ex0["train_len"]} (the training length); validation loss in nats, sliding window. '
+                            'Mean ± std over seeds.', f'extra-{t}-rope-scaling'))
+    head = '## RoPE scaling {#sec-extra-rope-scaling}\n'
+    if not out: return head + '\nNo RoPE run recorded evaluations with a scaling (`extrapolation.scaled`), so the scaling variants are not compared here.\n'
+    return '\n'.join([head] + out)
+
+def _bench_targets(b:dict, kind:str, tag:str, slug:str) -> str:
+    "The issue's table for one machine and model kind: lengths folded into one cell per measure, targets marked."
+    from posenc.bench import bench_targets, TIME_TARGETS, MEM_TARGETS
+    header, rows = bench_targets(b, kind)
+    Ts = [h.split('T=')[1] for h in header if h.startswith('time ÷ none')]
+    n = len(Ts)
+    fold = lambda r, k: ' / '.join(r[2 + k * n:2 + (k + 1) * n])
+    body = [[r[0], r[1], fold(r, 0), fold(r, 1), fold(r, 2), r[-2], r[-1]] for r in rows]
+    cats = ', '.join(f'{c} ≤ {v:.2f}' for c, v in TIME_TARGETS.items())
+    mems = ', '.join(f'{p} ≤ {v:.2f}' for p, v in MEM_TARGETS.items())
+    cpu = (b.get('machine') or {}).get('device', 'cpu') == 'cpu'
+    return md_table(['encoding', 'category'] + [f'{w} (T={"/".join(Ts)})' for w in ('time ÷ none', 'memory ÷ none', 'posenc ÷ x-transformers')]
+                    + [header[-2], header[-1]], body,
+                    f'Targets of issue 12, {kind}, benchmark {tag}: training step time and peak step memory divided by no encoding, '
+                    f'and posenc divided by x-transformers, at each length. Step time at T=512 on the CPU: {cats}'
+                    + ('' if cpu else ' (not judged on this GPU)') + f'; peak memory at T=2048: {mems}.',
+                    f'bench-{slug}-{kind}-targets')
+
 def _bench_tables(ctx:ReportContext) -> list[str]:
-    "Tables (and the figure) of the benchmark files `posenc bench` writes under runs/bench/<machine>/bench.json."
-    from posenc.encodings import pe_names
-    order = {}
-    for pe in ['none', 'sinusoidal', 'learnable', 'layerwise', 'alibi', 'rope', 't5', 'shaw'] + pe_names(): order.setdefault(pe, len(order))
+    "Tables (and the figure) of every benchmark file `posenc bench` wrote under runs/bench/<machine>/bench.json (CPUs and GPUs)."
+    order = {pe: i for i, pe in enumerate(pe_order())}
     out = []
     for root in (ctx.runs_dir/'bench', ctx.runs_dir.parent/'bench'):
         for p in sorted(root.glob('*/bench.json')) if root.is_dir() else []:
@@ -404,17 +446,19 @@ def _bench_tables(ctx:ReportContext) -> list[str]:
             slug = re.sub(r'[^A-Za-z0-9-]', '-', tag)
             mach = b.get('machine') or {}
             train = [r for r in b.get('train') or [] if isinstance(r, dict) and r.get('lib', 'posenc') == 'posenc']
+            out.append(f'## Benchmark {md_escape(tag)} {{#sec-bench-{slug}}}\n')
             out.append(f"Benchmark `{md_escape(tag)}` (`posenc bench`, runs/bench/{md_escape(tag)}/bench.json) on "
                        f"{md_escape(_scalar_items(mach, skip=('load_avg', 'load_avg_end'))) or 'an unrecorded machine'}. "
                        "Each cell is the median training step (forward, backward and optimizer step) of an encoding divided "
                        "by the same model and shape without one; in brackets, posenc's step divided by x-transformers' "
                        "equivalent (absent where x-transformers has none). Where the benchmark was repeated, the ratio of "
                        "each run is given, separated by a slash.\n")
+            if b.get('notes'): out.append('Notes of the run: ' + '; '.join(md_escape(n) for n in b['notes']) + '.\n')
             if not train: out.append('(the file lists no results)\n'); continue
             Ts = sorted({r['T'] for r in train})
             for kind in sorted({r['kind'] for r in train}):
                 rows = []
-                for pe in sorted({r['pe'] for r in train if r['kind'] == kind}, key=lambda x: order.get(x, 99)):
+                for pe in sorted({r['pe'] for r in train if r['kind'] == kind}, key=lambda x: (order.get(x, len(order)), x)):
                     cells = []
                     for T in Ts:
                         r = next((x for x in train if x['kind'] == kind and x['pe'] == pe and x['T'] == T), None)
@@ -426,11 +470,12 @@ def _bench_tables(ctx:ReportContext) -> list[str]:
                 out.append(md_table(['encoding'] + [f'T={T}' for T in Ts], rows,
                                     f'Training step time ÷ none, {kind}, benchmark {tag} (posenc ÷ x-transformers in brackets).',
                                     f'bench-{slug}-{kind}'))
+                out.append(_bench_targets(b, kind, tag, slug))
             by = {}
             for r in b.get('decode') or []: by.setdefault((r['kind'], r['pe']), {})[bool(r.get('cache'))] = r
             rows = [['LM greedy' if k == 'lm' else 'encoder–decoder beam', pe, num(d[True]['tokens_per_s'], 0),
                      num(d[False]['tokens_per_s'], 0), num(d[True]['tokens_per_s'] / d[False]['tokens_per_s'], 1)]
-                    for (k, pe), d in sorted(by.items(), key=lambda kv: (kv[0][0], order.get(kv[0][1], 99)))
+                    for (k, pe), d in sorted(by.items(), key=lambda kv: (kv[0][0], order.get(kv[0][1], len(order)), kv[0][1]))
                     if True in d and False in d]
             if rows: out.append(md_table(['decoding', 'encoding', 'tokens/s with the cache', 'without', 'speed-up'], rows,
                                          f'Incremental decoding with and without the key/value cache, benchmark {tag}.',

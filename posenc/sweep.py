@@ -12,10 +12,10 @@ from pathlib import Path
 from .data import project_root
 
 # %% auto #0
-__all__ = ['SYNTHETIC_TASKS', 'TRANSLATION_TASKS', 'TASK_TEMPLATES', 'PROFILES', 'templates_dir', 'template_path',
-           'task_available', 'get_profile', 'Job', 'plan', 'template_params', 'check_params', 'run_paths', 'run_state',
-           'prepare_run', 'publish_run', 'strip_paths', 'Stopped', 'run_job', 'time_left', 'default_runs_dir', 'sweep',
-           'load_runs']
+__all__ = ['SYNTHETIC_TASKS', 'TRANSLATION_TASKS', 'TASK_TEMPLATES', 'CLASSIC_PES', 'DEFAULT_EXTRA_PES', 'PROFILES',
+           'templates_dir', 'template_path', 'task_available', 'get_profile', 'Job', 'plan', 'skips_task',
+           'template_params', 'check_params', 'run_paths', 'run_state', 'prepare_run', 'publish_run', 'strip_paths',
+           'Stopped', 'run_job', 'time_left', 'default_runs_dir', 'sweep', 'load_runs']
 
 # %% ../nbs/10_sweep.ipynb #80125e63
 def _atomic_write(path:Path, text:str):
@@ -61,15 +61,20 @@ def task_available(task:str, # a key of `TASK_TEMPLATES`
 # %% ../nbs/10_sweep.ipynb #d22b686c
 def _each(tasks, **params): return {t: dict(params) for t in tasks}
 
+CLASSIC_PES = ('none', 'sinusoidal', 'learnable', 'layerwise', 'shaw', 't5', 'rope', 'alibi')
+DEFAULT_EXTRA_PES = ('xpos', 'fire', 'cope') # one per newer family: rotary, learned bias, contextual
+
 PROFILES = {
     'smoke': dict(
         description="CI smoke test: every template once, two encodings, the templates' own tiny defaults (seconds per run).",
         pes=['sinusoidal', 'rope'], seeds=[0],
         tasks={'ted-small': {}, 'shakespeare': {}, 'shakespeare-mlm': {}, 'copy': {}}),
     'default': dict(
-        description="The main job on a fresh machine: every encoding on the synthetic tasks and on every corpus found, "
-                    "one seed, small models trained for seconds (≈ 15 min on 2 cores).",
-        pes=None, seeds=[0],
+        description="The main job on a fresh machine: the eight classic encodings and one of each newer family (xpos, fire, "
+                    "cope) on the synthetic tasks and on every corpus found, one seed, small models trained for seconds "
+                    "(≈ 10 min on 2 cores; every registered encoding would grow it with each scheme added: "
+                    "`--pes` or the cpu profile runs them all).",
+        pes=[*CLASSIC_PES, *DEFAULT_EXTRA_PES], seeds=[0],
         tasks={**_each(('ted-small', 'wmt14-small'), d_model=64, n_layers=2, batch_tokens=1024, steps=100, eval_every=50,
                        valid_size=100, test_size=50),
                **_each(('shakespeare', 'shakespeare-mlm'), d_model=64, n_layers=2, block_size=64, batch_size=32, steps=150,
@@ -77,8 +82,8 @@ PROFILES = {
                **_each(SYNTHETIC_TASKS, d_model=64, n_layers=2, batch_size=32, steps=250, eval_every=125, train_max_len=8,
                        n_test_per_length=10)}),
     'cpu': dict(
-        description="The committed report: every encoding × Shakespeare (LM, MLM), ted-small, wmt14-small and the four "
-                    "synthetic tasks, 3 seeds (≈ 2 h on 2 cores, resumable).",
+        description="The committed report: every registered encoding × Shakespeare (LM, MLM), ted-small, wmt14-small and "
+                    "the four synthetic tasks, 3 seeds (≈ 15 min per encoding on 2 cores, resumable).",
         pes=None, seeds=[0, 1, 2],
         tasks={'ted-small': dict(d_model=64, n_layers=2, batch_tokens=2048, steps=500, eval_every=100, valid_size=300, test_size=300),
                'wmt14-small': dict(d_model=64, n_layers=2, batch_tokens=2048, steps=400, eval_every=100, valid_size=300, test_size=300),
@@ -105,12 +110,15 @@ PROFILES = {
 def get_profile(name:str|dict, # a key of `PROFILES`, or a profile dict
                 download:bool=False, # fetch missing corpora instead of leaving their tasks out
                ) -> dict:
-    "A complete profile: tasks whose data is missing are left out (listed under `missing`), `pes=None` means all."
+    "A complete profile: tasks whose data is missing and encodings not registered are left out (`missing`, `missing_pes`); `pes=None` means all."
     if isinstance(name, dict): prof = dict(name); prof.setdefault('name', 'custom')
     elif name in PROFILES: prof = dict(PROFILES[name], name=name)
     else: raise ValueError(f"Unknown profile {name!r}. Valid profiles: {', '.join(PROFILES)}")
-    from posenc.encodings import pe_names
-    prof['pes'] = list(prof.get('pes') or pe_names())
+    from posenc.encodings import PE_REGISTRY
+    want = list(prof.get('pes') or PE_REGISTRY)
+    builtin = not isinstance(name, dict)   # a profile dict is taken as written: an unknown name fails in its run
+    prof['missing_pes'] = [p for p in want if p not in PE_REGISTRY] if builtin else []
+    prof['pes'] = [p for p in want if p not in prof['missing_pes']]
     prof['seeds'] = list(prof.get('seeds') or [0])
     tasks = prof.get('tasks') or {}
     prof['missing'] = [t for t in tasks if not task_available(t, download)]
@@ -147,8 +155,14 @@ def plan(profile:str|dict='smoke', # a key of `PROFILES` or a profile dict
     ts = [t for t in prof['tasks'] if not tasks or t in tasks]
     ts.sort(key=lambda t: _COST.get(TASK_TEMPLATES.get(t), 9))
     jobs = [Job(t, pe, s, prof['name'], prof['tasks'][t], str(template_path(t, templates)))
-            for s in prof['seeds'] if not seeds or s in seeds for t in ts for pe in (pes or prof['pes'])]
+            for s in prof['seeds'] if not seeds or s in seeds for t in ts for pe in (pes or prof['pes'])
+            if not skips_task(pe, t)]
     return jobs
+
+def skips_task(pe:str, task:str) -> bool:
+    "True when `pe` is causal-only and `task`'s model has a bidirectional stack (an MLM, an encoder–decoder's encoder)."
+    from posenc.encodings import PE_REGISTRY
+    return getattr(PE_REGISTRY.get(pe), 'causal_only', False) and TASK_TEMPLATES.get(task) in ('mlm', 'translation')
 
 # %% ../nbs/10_sweep.ipynb #29e5aab8
 def template_params(path:str|Path) -> dict:
@@ -443,6 +457,7 @@ def sweep(profile:str|dict='default', # a key of `PROFILES`, or a profile dict
     workers = max(1, workers or os.cpu_count() or 1)
     res = dict(finished=[], failed=[], skipped=[], stopped=[], cpu_s=0., wall_s=0.)
     for t in prof['missing']: out(f"sweep {prof['name']}: leaving out {t} (its data is not on this machine)")
+    if prof.get('missing_pes'): out(f"sweep {prof['name']}: leaving out {', '.join(prof['missing_pes'])} (not registered in this version)")
     with _sweep_lock(runs_dir):
         state = {j.name: run_state(runs_dir, j.name) for j in jobs}
         todo = [j for j in jobs if state[j.name] != 'finished' and (retry_failed or state[j.name] != 'failed')]
