@@ -9,7 +9,7 @@ from contextlib import contextmanager
 import torch
 import torch.nn as nn
 import torch.nn.functional as F
-from .encodings import PosEnc, make_pe, pe_names, diagonal_sums, toeplitz_bias, rel_pos, rel_pos, rel_pos, rel_pos, rel_pos, rel_pos
+from .encodings import PosEnc, make_pe, pe_names, diagonal_sums, toeplitz_bias, rel_pos, rel_pos, rel_pos, rel_pos, rel_pos, rel_pos, rel_pos, rel_pos
 
 # %% auto #0
 __all__ = ['FLEX_MIN_Q', 'causal_mask', 'padding_mask', 'add_masks', 'KVCache', 'fused_attention', 'causal_block_mask',

@@ -11,10 +11,10 @@ import torch.nn.functional as F
 
 # %% auto #0
 __all__ = ['PE_REGISTRY', 'register', 'pe_names', 'get_pe', 'pe_options', 'make_pe', 'rel_pos', 'PosEnc', 'NoPE', 'diagonal_sums',
-           'toeplitz_bias', 'sinusoid_freqs', 'sinusoid_table', 'SinusoidalPE', 'LearnablePE', 'LayerwisePE', 'ShawPE',
-           't5_bucket', 'T5PE', 'rope_inv_freq', 'RoPE', 'XPos', 'alibi_slopes', 'AlibiPE', 'inv_softplus', 'KerplePE',
-           'piecewise_mlp', 'FirePE', 'sinusoid_at', 'TransformerXLPE', 'DebertaPE', 'cope_positions', 'cope_interp',
-           'CoPE', 'describe_pes']
+           'ToeplitzBias', 'toeplitz_bias', 'sinusoid_freqs', 'sinusoid_table', 'SinusoidalPE', 'LearnablePE',
+           'LayerwisePE', 'ShawPE', 't5_bucket', 'T5PE', 'rope_inv_freq', 'RoPE', 'XPos', 'alibi_slopes', 'AlibiPE',
+           'inv_softplus', 'KerplePE', 'piecewise_mlp', 'FirePE', 'sinusoid_at', 'TransformerXLPE', 'DebertaPE',
+           'cope_positions', 'cope_interp', 'CoPE', 'describe_pes']
 
 # %% ../nbs/00_encodings.ipynb #50e95419
 PE_REGISTRY: dict[str, type] = {}
@@ -143,13 +143,40 @@ class _Toeplitz(torch.autograd.Function):
     @staticmethod
     def backward(ctx, g): return diagonal_sums(g[0]), None, None
 
+_META = {torch.Tensor.shape.__get__, torch.Tensor.dtype.__get__, torch.Tensor.device.__get__, torch.Tensor.requires_grad.__get__,
+         torch.Tensor.ndim.__get__, torch.Tensor.is_cuda.__get__, torch.Tensor.layout.__get__, torch.Tensor.size, torch.Tensor.dim}
+
+class ToeplitzBias(torch.Tensor):
+    "A (1, H, Tq, Tk) Toeplitz bias that keeps only its vector (`.toeplitz`); any torch operation on it sees the full matrix."
+    @staticmethod
+    def __new__(cls, vec, Tq, Tk):
+        r = torch.Tensor._make_wrapper_subclass(cls, (1, vec.shape[0], Tq, Tk), dtype=vec.dtype, device=vec.device,
+                                                requires_grad=vec.requires_grad)
+        r.toeplitz, r.Tq, r.Tk = vec, Tq, Tk
+        return r
+    def dense(self):
+        "The (1, H, Tq, Tk) matrix, differentiable with respect to the vector."
+        return _Toeplitz.apply(self.toeplitz, self.Tq, self.Tk)
+    @classmethod
+    def __torch_function__(cls, func, types, args=(), kwargs=None):
+        kwargs = kwargs or {}
+        if func in _META:
+            with torch._C.DisableTorchFunctionSubclass(): return func(*args, **kwargs)
+        f = lambda x: x.dense() if isinstance(x, ToeplitzBias) else x
+        args = tuple(f(a) if not isinstance(a, (list, tuple)) else type(a)(map(f, a)) for a in args)
+        return func(*args, **{k: f(v) for k, v in kwargs.items()})
+    @classmethod
+    def __torch_dispatch__(cls, func, types, args=(), kwargs=None):   # below autograd: reached only past __torch_function__
+        f = lambda x: x.dense() if isinstance(x, ToeplitzBias) else x
+        with torch._C.DisableTorchFunctionSubclass():
+            return func(*(f(a) for a in args), **{k: f(v) for k, v in (kwargs or {}).items()})
+    def __repr__(self): return f"ToeplitzBias(shape={tuple(self.shape)}, toeplitz={self.toeplitz!r})"
+
 def toeplitz_bias(vec:torch.Tensor, # (H, Tq+Tk−1): the value for each distance j − i, from −(Tq−1) up
                   Tq:int, Tk:int):
-    "The (1, H, Tq, Tk) matrix bias[h, i, j] = vec[h, j − i + Tq − 1]; it carries `vec` as its attribute `toeplitz`."
+    "The (1, H, Tq, Tk) matrix bias[h, i, j] = vec[h, j − i + Tq − 1], kept as its vector `toeplitz` until an operation needs the matrix."
     if vec.shape[-1] != Tq + Tk - 1: raise ValueError(f"toeplitz_bias: need {Tq + Tk - 1} values for a {Tq}×{Tk} matrix, got {vec.shape[-1]}")
-    b = _Toeplitz.apply(vec, Tq, Tk)
-    b.toeplitz = vec
-    return b
+    return ToeplitzBias(vec, Tq, Tk)
 
 # %% ../nbs/00_encodings.ipynb #bb60a55b
 def sinusoid_freqs(d:int, base:float=10000.) -> torch.Tensor:
