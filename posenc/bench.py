@@ -347,7 +347,8 @@ def merge_runs(paths:list, # JSON files of runs of the same configurations
 # %% ../nbs/13_bench.ipynb #37a1fd0e
 PE_CATEGORY = {'none': 'none', 'sinusoidal': 'additive', 'learnable': 'additive', 'layerwise': 'additive',
                'rope': 'rotary', 'xpos': 'rotary', 'alibi': 'bias', 't5': 'bias', 'fire': 'bias', 'kerple': 'bias',
-               'shaw': 'bias', 'xl': 'bias', 'deberta': 'bias', 'cope': 'contextual'}
+               # logit terms that depend on the query's content (q·a_{j−i}, q·W r, k·W r, σ(q·k) gates): the contextual forms
+               'shaw': 'contextual', 'xl': 'contextual', 'deberta': 'contextual', 'cope': 'contextual'}
 TIME_TARGETS = {'additive': 1.10, 'rotary': 1.10, 'bias': 1.25, 'contextual': 1.6} # step time ÷ none at T=512, on the CPU
 MEM_TARGETS = {'alibi': 1.3, 't5': 1.3} # peak step memory ÷ none at T=2048, any device
 
@@ -365,7 +366,7 @@ def bench_targets(res:dict, # the benchmark's JSON
                   time_T:int=512, # the length of the step-time targets
                   mem_T:int=2048, # the length of the memory targets
                   lengths:list=None) -> tuple[list, list]: # columns (default: every length measured)
-    "Header and rows of the issue's table: every scheme × length, time ÷ none, memory ÷ none, posenc ÷ x-transformers, targets."
+    "Header and rows of the targets table: every scheme × length, time ÷ none, memory ÷ none, posenc ÷ x-transformers, targets."
     rows = {(r['pe'], r['T']): r for r in res['train'] if r['kind'] == kind and r['lib'] == lib}
     Ts = lengths or sorted({T for _, T in rows})
     order = list(PE_REGISTRY)
@@ -472,7 +473,7 @@ def plot_bench(res:dict, # the benchmark's JSON
 # %% ../nbs/13_bench.ipynb #1c2c0781
 def print_tables(res:dict, # the benchmark's JSON
                  time_T:int=512, mem_T:int=2048): # lengths of the targets
-    "Print every table of a benchmark: per model kind the detailed table and the issue's table with its targets, then decoding."
+    "Print every table of a benchmark: per model kind the detailed table and the targets table, then decoding."
     m = res['machine']
     print(f"# {res.get('tag')}: {m.get('gpu') or m['cpu']}, torch {m['torch']}, {m.get('precision', 'fp32')}")
     for n in res.get('notes') or []: print(f'note: {n}')

@@ -419,7 +419,7 @@ def sec_rope_scaling(ctx:ReportContext) -> str:
     return '\n'.join([head] + out)
 
 def _bench_targets(b:dict, kind:str, tag:str, slug:str) -> str:
-    "The issue's table for one machine and model kind: lengths folded into one cell per measure, targets marked."
+    "The targets table for one machine and model kind: lengths folded into one cell per measure, targets marked."
     from posenc.bench import bench_targets, TIME_TARGETS, MEM_TARGETS
     header, rows = bench_targets(b, kind)
     Ts = [h.split('T=')[1] for h in header if h.startswith('time ÷ none')]
@@ -431,7 +431,7 @@ def _bench_targets(b:dict, kind:str, tag:str, slug:str) -> str:
     cpu = (b.get('machine') or {}).get('device', 'cpu') == 'cpu'
     return md_table(['encoding', 'category'] + [f'{w} (T={"/".join(Ts)})' for w in ('time ÷ none', 'memory ÷ none', 'posenc ÷ x-transformers')]
                     + [header[-2], header[-1]], body,
-                    f'Targets of issue 12, {kind}, benchmark {tag}: training step time and peak step memory divided by no encoding, '
+                    f'Speed and memory targets, {kind}, benchmark {tag}: training step time and peak step memory divided by no encoding, '
                     f'and posenc divided by x-transformers, at each length. Step time at T=512 on the CPU: {cats}'
                     + ('' if cpu else ' (not judged on this GPU)') + f'; peak memory at T=2048: {mems}.',
                     f'bench-{slug}-{kind}-targets')
