@@ -5,11 +5,12 @@ BIN     := $(VENV)/bin
 STAMP   := $(VENV)/.posenc-installed
 PROFILE ?= default
 
-.PHONY: smoke status setup run test nbtest pytest sync export clean-nbs readme report bench help
+.PHONY: smoke status setup run test nbtest pytest sync export clean-nbs readme report bench help lab
 
 help:
 	@echo "make run    set up .venv and run the main job (profile=$(PROFILE))"
 	@echo "make test   set up .venv and run every test (notebooks + pytest + notebook/library sync)"
+	@echo "make lab    set up .venv and open the notebooks in JupyterLab"
 
 $(STAMP): settings.ini setup.py constraints.txt
 	$(PY) -m venv $(VENV)
@@ -41,6 +42,10 @@ nbtest: $(STAMP)
 
 pytest: $(STAMP)
 	$(BIN)/python -m pytest -q tests
+
+# JupyterLab on the notebooks (as root it needs --allow-root); extra options through LAB_OPTS, e.g. LAB_OPTS=--no-browser
+lab: $(STAMP)
+	$(BIN)/jupyter lab --notebook-dir=nbs $$( [ "$$(id -u)" = 0 ] && echo --allow-root ) $(LAB_OPTS)
 
 export: $(STAMP)
 	$(BIN)/nbdev_export

@@ -816,7 +816,7 @@ class CoPE(PosEnc):
         "The dense logit term z (B, H, Tq, Tk); 0 on keys after the query (which the attention masks anyway)."
         e = self.e[layer].to(q.dtype)
         grad = torch.is_grad_enabled() and any(t.requires_grad for t in (q, k, e))
-        return _CoPETerm.apply(q, k, e, q_off, k_off, 1 << 18, grad)
+        return _CoPETerm.apply(q, k, e, q_off, k_off, 1 << (26 if q.is_cuda else 18), grad)   # rows per block: a CPU cache's worth, or a GPU's
 
 # %% ../nbs/00_encodings.ipynb #0013d036
 def describe_pes() -> list[dict]:

@@ -43,3 +43,12 @@ def test_committed_numbers_come_from_runs_cpu(tmp_path):
     out = build_report(runs, ROOT / 'figures' / 'cpu', tmp_path / 'report', formats=())
     assert _link_free(out['md'].read_text()) == _link_free((ROOT / 'report' / 'cpu' / 'report.md').read_text()), \
         "report/cpu is stale: run `posenc report --profile cpu`"
+
+def test_jupyterlab_is_installed_and_make_lab_starts_it():
+    "The set-up installs JupyterLab, and `make lab` starts it on the notebooks (with --allow-root only as root)."
+    jupyter = Path(sys.executable).parent / 'jupyter'
+    version = subprocess.run([str(jupyter), 'lab', '--version'], capture_output=True, text=True, check=True).stdout.strip()
+    assert int(version.split('.')[0]) >= 4, version
+    cmd = subprocess.run(['make', '-n', 'lab', f'BIN={jupyter.parent}'], cwd=ROOT,
+                         capture_output=True, text=True, check=True).stdout
+    assert f'{jupyter} lab --notebook-dir=nbs' in cmd
