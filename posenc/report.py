@@ -446,8 +446,8 @@ def _bench_tables(ctx:ReportContext) -> list[str]:
             slug = re.sub(r'[^A-Za-z0-9-]', '-', tag)
             mach = b.get('machine') or {}
             train = [r for r in b.get('train') or [] if isinstance(r, dict) and r.get('lib', 'posenc') == 'posenc']
-            out.append(f'## Benchmark {md_escape(tag)} {{#sec-bench-{slug}}}\n')
-            out.append(f"Benchmark `{md_escape(tag)}` (`posenc bench`, runs/bench/{md_escape(tag)}/bench.json) on "
+            out.append(f'## Benchmark {tag} {{#sec-bench-{slug}}}\n')   # machine tags are letters, digits and dashes
+            out.append(f"Benchmark `{tag}` (`posenc bench`, `runs/bench/{tag}/bench.json`) on "
                        f"{md_escape(_scalar_items(mach, skip=('load_avg', 'load_avg_end'))) or 'an unrecorded machine'}. "
                        "Each cell is the median training step (forward, backward and optimizer step) of an encoding divided "
                        "by the same model and shape without one; in brackets, posenc's step divided by x-transformers' "
@@ -483,7 +483,7 @@ def _bench_tables(ctx:ReportContext) -> list[str]:
             fig = ctx.figures_dir.parent/'bench'/f'{tag}.png'
             if fig.is_file():
                 rel = os.path.relpath(fig, ctx.out_dir).replace(os.sep, '/')
-                out.append(f'![Benchmark {md_escape(tag)}: step time and peak memory relative to no encoding, posenc ÷ '
+                out.append(f'![Benchmark {tag}: step time and peak memory relative to no encoding, posenc ÷ '
                            f'x-transformers, and the speed-up of cached decoding.]({rel}){{#fig-bench-{slug} width=100%}}\n')
         if out: break
     return out
