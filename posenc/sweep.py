@@ -12,9 +12,10 @@ from pathlib import Path
 from .data import project_root
 
 # %% auto #0
-__all__ = ['SYNTHETIC_TASKS', 'TRANSLATION_TASKS', 'TASK_TEMPLATES', 'CLASSIC_PES', 'DEFAULT_EXTRA_PES', 'PROFILES',
-           'templates_dir', 'template_path', 'task_available', 'get_profile', 'Job', 'plan', 'skips_task',
-           'template_params', 'check_params', 'run_paths', 'run_state', 'prepare_run', 'publish_run', 'strip_paths',
+__all__ = ['SYNTHETIC_TASKS', 'TRANSLATION_TASKS', 'TASK_TEMPLATES', 'CLASSIC_PES', 'DEFAULT_EXTRA_PES', 'PROFILE_KEYS',
+           'PROFILES', 'templates_dir', 'template_path', 'task_available', 'profiles_dir', 'load_profile',
+           'is_profile_file', 'profile_name', 'get_profile', 'Job', 'plan', 'skips_task', 'template_params',
+           'check_params', 'check_profile', 'run_paths', 'run_state', 'prepare_run', 'publish_run', 'strip_paths',
            'Stopped', 'run_job', 'time_left', 'default_runs_dir', 'sweep', 'load_runs']
 
 # %% ../nbs/10_sweep.ipynb #80125e63
@@ -59,64 +60,76 @@ def task_available(task:str, # a key of `TASK_TEMPLATES`
     except (data.DataError, OSError): return False
 
 # %% ../nbs/10_sweep.ipynb #d22b686c
-def _each(tasks, **params): return {t: dict(params) for t in tasks}
+try: import tomllib   # Python ≥ 3.11
+except ModuleNotFoundError: import tomli as tomllib   # Python 3.10: the `tomli` package
 
 CLASSIC_PES = ('none', 'sinusoidal', 'learnable', 'layerwise', 'shaw', 't5', 'rope', 'alibi')
 DEFAULT_EXTRA_PES = ('xpos', 'fire', 'cope') # one per newer family: rotary, learned bias, contextual
+PROFILE_KEYS = ('description', 'pes', 'seeds', 'common', 'tasks')
+_BUILTIN_ORDER = ('smoke', 'default', 'cpu', 'gpu')
 
-PROFILES = {
-    'smoke': dict(
-        description="CI smoke test: every template once, two encodings, the templates' own tiny defaults (seconds per run).",
-        pes=['sinusoidal', 'rope'], seeds=[0],
-        tasks={'ted-small': {}, 'shakespeare': {}, 'shakespeare-mlm': {}, 'copy': {}}),
-    'default': dict(
-        description="The main job on a fresh machine: the eight classic encodings and one of each newer family (xpos, fire, "
-                    "cope) on the synthetic tasks and on every corpus found, one seed, small models trained for seconds "
-                    "(≈ 10 min on 2 cores; every registered encoding would grow it with each scheme added: "
-                    "`--pes` or the cpu profile runs them all).",
-        pes=[*CLASSIC_PES, *DEFAULT_EXTRA_PES], seeds=[0],
-        tasks={**_each(('ted-small', 'wmt14-small'), d_model=64, n_layers=2, batch_tokens=1024, steps=100, eval_every=50,
-                       valid_size=100, test_size=50),
-               **_each(('shakespeare', 'shakespeare-mlm'), d_model=64, n_layers=2, block_size=64, batch_size=32, steps=150,
-                       eval_every=50, eval_tokens=2048),
-               **_each(SYNTHETIC_TASKS, d_model=64, n_layers=2, batch_size=32, steps=250, eval_every=125, train_max_len=8,
-                       n_test_per_length=10)}),
-    'cpu': dict(
-        description="The committed report: every registered encoding × Shakespeare (LM, MLM), ted-small, wmt14-small and "
-                    "the four synthetic tasks, 3 seeds (≈ 15 min per encoding on 2 cores, resumable).",
-        pes=None, seeds=[0, 1, 2],
-        tasks={'ted-small': dict(d_model=64, n_layers=2, batch_tokens=2048, steps=500, eval_every=100, valid_size=300, test_size=300),
-               'wmt14-small': dict(d_model=64, n_layers=2, batch_tokens=2048, steps=400, eval_every=100, valid_size=300, test_size=300),
-               'shakespeare': dict(d_model=64, n_layers=4, block_size=128, batch_size=32, steps=600, eval_every=150, eval_tokens=8192),
-               'shakespeare-mlm': dict(d_model=64, n_layers=4, block_size=128, batch_size=32, steps=500, eval_every=125, eval_tokens=8192),
-               **_each(SYNTHETIC_TASKS, d_model=64, n_layers=2, batch_size=32, steps=1200, eval_every=300, train_max_len=8,
-                       n_test_per_length=50)}),
-    'gpu': dict(
-        description="Reference-like sizes for a GPU: IWSLT 2017 fr→en with d_model 512 and 6+6 layers (fairseq's IWSLT "
-                    "recipe), a 6-layer Shakespeare LM and MLM, and the synthetic tasks at larger lengths, 3 seeds.",
-        pes=None, seeds=[0, 1, 2],
-        tasks={'iwslt2017': dict(d_model=512, n_heads=4, n_layers=6, n_dec_layers=6, d_ff=1024, dropout=0.3, vocab_size=10000,
-                                 batch_tokens=8192, max_src_len=256, max_tgt_len=256, lr=5e-4, schedule='inv_sqrt',
-                                 warmup=4000, weight_decay=1e-4, label_smoothing=0.1, steps=30000, eval_every=1000,
-                                 ckpt_every=1000, valid_size=None, test_size=None, beam_size=5, decode_batch=128),
-               'shakespeare': dict(d_model=384, n_heads=6, n_layers=6, block_size=256, batch_size=64, dropout=0.2, lr=1e-3,
-                                   warmup=100, steps=5000, eval_every=250, ckpt_every=500, eval_tokens=65536),
-               'shakespeare-mlm': dict(d_model=384, n_heads=6, n_layers=6, block_size=256, batch_size=64, dropout=0.2, lr=1e-3,
-                                       warmup=100, steps=5000, eval_every=250, ckpt_every=500, eval_tokens=65536),
-               **_each(SYNTHETIC_TASKS, d_model=256, n_heads=8, n_layers=4, batch_size=128, steps=10000, eval_every=500,
-                       ckpt_every=1000, train_max_len=20, n_train=100000, n_test_per_length=100)}),
-}
+def profiles_dir() -> Path:
+    "The folder of the built-in profiles (`profiles/` of the project)."
+    return project_root()/'profiles'
 
-def get_profile(name:str|dict, # a key of `PROFILES`, or a profile dict
+def _none(v):
+    "TOML has no null: the string 'None' stands for Python's None (a template's 'all')."
+    return None if v == 'None' else [_none(x) for x in v] if isinstance(v, list) else v
+
+def load_profile(path:str|Path, # a TOML file: description, pes, seeds, [common], [tasks.<task>]
+                ) -> dict:
+    "A profile read from a TOML file, its structure checked; `[common]` is merged into every task (a task's own value wins)."
+    path = Path(path)
+    def bad(msg): return ValueError(f"{path}: {msg}")
+    try: raw = tomllib.loads(path.read_text())
+    except FileNotFoundError: raise ValueError(f"{path}: no such profile file") from None
+    except tomllib.TOMLDecodeError as e: raise bad(f"not valid TOML ({e})") from None
+    unknown = [k for k in raw if k not in PROFILE_KEYS]
+    if unknown: raise bad(f"unknown key(s) {', '.join(map(repr, unknown))}. Valid keys: {', '.join(PROFILE_KEYS)}")
+    if not isinstance(raw.get('description', ''), str): raise bad("'description' must be a string")
+    pes = raw.get('pes')
+    if pes is not None and not (isinstance(pes, list) and all(isinstance(p, str) for p in pes)):
+        raise bad("'pes' must be a list of encoding names, e.g. pes = [\"rope\", \"alibi\"]")
+    seeds = raw.get('seeds', [0])
+    if not (isinstance(seeds, list) and seeds and all(isinstance(s, int) and not isinstance(s, bool) for s in seeds)):
+        raise bad(f"'seeds' must be a non-empty list of integers, e.g. seeds = [0, 1, 2] (got {seeds!r})")
+    common, tasks = raw.get('common', {}), raw.get('tasks', {})
+    if not isinstance(common, dict): raise bad("'common' must be a table: [common]")
+    if not isinstance(tasks, dict) or not tasks: raise bad("no tasks: add a table per task, e.g. [tasks.copy]")
+    unknown = [t for t in tasks if t not in TASK_TEMPLATES]
+    if unknown: raise bad(f"unknown task(s) {', '.join(map(repr, unknown))}. Valid tasks: {', '.join(TASK_TEMPLATES)}")
+    for t, p in tasks.items():
+        if not isinstance(p, dict): raise bad(f"'tasks.{t}' must be a table: [tasks.{t}]")
+    return dict(description=raw.get('description', ''), pes=list(pes) if pes else None, seeds=list(seeds),
+                tasks={t: {k: _none(v) for k, v in {**common, **p}.items()} for t, p in tasks.items()})
+
+def _builtin_profiles() -> dict:
+    files = {p.stem: p for p in sorted(profiles_dir().glob('*.toml'))}
+    return {n: load_profile(files[n]) for n in sorted(files, key=lambda n: (n not in _BUILTIN_ORDER, _BUILTIN_ORDER.index(n) if n in _BUILTIN_ORDER else 0, n))}
+
+PROFILES = _builtin_profiles()   # name -> profile, from profiles/*.toml
+
+def is_profile_file(profile) -> bool:
+    "True when `profile` names a TOML file rather than a built-in profile."
+    return isinstance(profile, (str, Path)) and str(profile) not in PROFILES and (str(profile).endswith('.toml') or Path(profile).is_file())
+
+def profile_name(profile:str|Path|dict) -> str:
+    "The name a profile's runs are filed under: a built-in's name, a file's stem, a dict's `name`."
+    if isinstance(profile, dict): return profile.get('name', 'custom')
+    return Path(profile).stem if is_profile_file(profile) else str(profile)
+
+def get_profile(name:str|Path|dict, # a key of `PROFILES`, a path to a TOML profile, or a profile dict
                 download:bool=False, # fetch missing corpora instead of leaving their tasks out
                ) -> dict:
     "A complete profile: tasks whose data is missing and encodings not registered are left out (`missing`, `missing_pes`); `pes=None` means all."
+    builtin = isinstance(name, str) and name in PROFILES
     if isinstance(name, dict): prof = dict(name); prof.setdefault('name', 'custom')
-    elif name in PROFILES: prof = dict(PROFILES[name], name=name)
-    else: raise ValueError(f"Unknown profile {name!r}. Valid profiles: {', '.join(PROFILES)}")
+    elif builtin: prof = dict(PROFILES[name], name=name)
+    elif is_profile_file(name): prof = dict(check_profile(load_profile(name), name), name=profile_name(name))
+    else: raise ValueError(f"Unknown profile {name!r}. Valid profiles: {', '.join(PROFILES)} (or a path to a .toml file)")
     from posenc.encodings import PE_REGISTRY
     want = list(prof.get('pes') or PE_REGISTRY)
-    builtin = not isinstance(name, dict)   # a profile dict is taken as written: an unknown name fails in its run
+    # a built-in may name an encoding this version lacks; a dict or a user's file is taken as written (a file is checked)
     prof['missing_pes'] = [p for p in want if p not in PE_REGISTRY] if builtin else []
     prof['pes'] = [p for p in want if p not in prof['missing_pes']]
     prof['seeds'] = list(prof.get('seeds') or [0])
@@ -220,6 +233,19 @@ def toy_template(path:str|Path) -> Path:
     path = Path(path); path.parent.mkdir(parents=True, exist_ok=True)
     nbformat.write(nb, path)
     return path
+
+# %% ../nbs/10_sweep.ipynb #c9236f85
+def check_profile(prof:dict, # a profile as `load_profile` returns it
+                  path:str|Path='profile', # where it came from, for the messages
+                 ) -> dict:
+    "Fail, naming `path`, on an unknown encoding or on a task parameter its template does not declare; return `prof`."
+    from posenc.encodings import PE_REGISTRY
+    bad = [p for p in (prof.get('pes') or []) if p not in PE_REGISTRY]
+    if bad: raise ValueError(f"{path}: unknown encoding(s) {', '.join(map(repr, bad))} in 'pes'. Valid encodings: {', '.join(PE_REGISTRY)}")
+    for t, params in prof['tasks'].items():
+        try: check_params(Job(t, 'none', 0, 'check', params, str(template_path(t))))
+        except ValueError as e: raise ValueError(f"{path}: [tasks.{t}] (or [common]): {e}") from None
+    return prof
 
 # %% ../nbs/10_sweep.ipynb #b2d05687
 def run_paths(runs_dir:str|Path, name:str) -> tuple[Path, Path]:

@@ -16,12 +16,12 @@ def posenc(*args, timeout=300):
 def test_help_lists_every_command():
     rc, out, _ = posenc('--help')
     assert rc == 0
-    for c in ('run', 'sweep', 'status', 'figures', 'report', 'bench', 'pes'): assert f'  {c} ' in out, c
+    for c in ('run', 'sweep', 'train', 'status', 'figures', 'report', 'bench', 'pes'): assert f'  {c} ' in out, c
 
 
 def test_unknown_command():
-    rc, _, err = posenc('train')
-    assert rc == 2 and "unknown command 'train'" in err
+    rc, _, err = posenc('trian')
+    assert rc == 2 and "unknown command 'trian'" in err
 
 
 def test_pes_lists_the_registry():
@@ -48,6 +48,23 @@ def test_sweep_dry_run_and_status(tmp_path):
 def test_bad_profile_is_reported():
     rc, _, err = posenc('sweep', '--profile', 'fast', '--dry-run')
     assert rc == 1 and 'Valid profiles: smoke, default, cpu, gpu' in err
+
+
+def test_train_dry_run_prints_one_job(tmp_path):
+    rc, out, err = posenc('train', 'copy', 'alibi', '--seed', '2', '--set', 'steps=20', '--set', 'lr=1e-3', '--dry-run', '--runs-dir', tmp_path)
+    assert rc == 0, err
+    assert 'sweep adhoc: 1 runs' in out and 'copy__alibi__s2' in out and "{'steps': 20, 'lr': 0.001}" in out
+    assert not (tmp_path/'copy__alibi__s2').exists()
+
+
+def test_user_profile_file(tmp_path):
+    (tmp_path/'mine.toml').write_text('pes = ["rope"]\nseeds = [0, 1]\n[common]\nsteps = 10\n[tasks.copy]\n')
+    rc, out, err = posenc('sweep', '--profile', tmp_path/'mine.toml', '--dry-run', '--runs-dir', tmp_path/'runs')
+    assert rc == 0, err
+    assert 'sweep mine: 2 runs' in out and 'copy__rope__s1' in out
+    (tmp_path/'bad.toml').write_text('[tasks.copy]\nstesp = 10\n')
+    rc, _, err = posenc('status', '--profile', tmp_path/'bad.toml')
+    assert rc == 1 and 'bad.toml' in err and 'stesp' in err and 'Its parameters: ' in err
 
 
 def test_bench_delegates():
