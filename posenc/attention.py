@@ -9,7 +9,7 @@ from contextlib import contextmanager
 import torch
 import torch.nn as nn
 import torch.nn.functional as F
-from .encodings import PosEnc, make_pe, pe_names, diagonal_sums, toeplitz_bias, rel_pos, rel_pos, rel_pos, rel_pos, rel_pos, rel_pos, rel_pos, rel_pos
+from .encodings import PosEnc, make_pe, pe_names, diagonal_sums, toeplitz_bias, rel_pos
 
 # %% auto #0
 __all__ = ['FLEX_MIN_Q', 'causal_mask', 'padding_mask', 'add_masks', 'KVCache', 'fused_attention', 'causal_block_mask',
@@ -320,9 +320,7 @@ def key_term_bias(kr:torch.Tensor, # (B,H,Tk,2K+1) key-side terms of each clippe
 def _pe_terms(pe, q, k, q_off, k_off, layer):
     "The scheme's clipped q-side terms, key-side terms and dense q·k bias (each None when it has none)."
     if pe is None: return None, None, None
-    kt, qb = getattr(pe, 'key_terms', None), getattr(pe, 'qk_bias', None)
-    return (pe.clipped_terms(q, layer), kt(k, layer) if kt is not None else None,
-            qb(q, k, q_off, k_off, layer) if qb is not None else None)
+    return pe.clipped_terms(q, layer), pe.key_terms(k, layer), pe.qk_bias(q, k, q_off, k_off, layer)
 
 class MultiHeadAttention(nn.Module):
     "Multi-head attention whose positional terms come from a `PosEnc` scheme; self- or cross-attention."
@@ -422,12 +420,11 @@ def reference_attention(q, k, v, pe:PosEnc=None, layer:int=0, q_off:int=0, k_off
     if pe is not None:
         for t in (pe.bias(Tq, Tk, q_off, k_off, q.device), pe.qbias(q, Tk, q_off, k_off, layer)):
             if t is not None: s = s + t
-        kt, qb = getattr(pe, 'key_terms', None), getattr(pe, 'qk_bias', None)
-        if kt is not None and (kr := kt(k, layer)) is not None:        # kr[b, h, j, clamp(j − i, −K, K) + K] at (i, j)
+        if (kr := pe.key_terms(k, layer)) is not None:        # kr[b, h, j, clamp(j − i, −K, K) + K] at (i, j)
             K = kr.shape[-1] // 2
             i = torch.arange(q_off, q_off + Tq, device=q.device)[:, None]; j = torch.arange(k_off, k_off + Tk, device=q.device)[None]
             s = s + kr[:, :, (j - k_off).expand(Tq, Tk), (j - i).clamp(-K, K) + K]
-        if qb is not None and (t := qb(q, k, q_off, k_off, layer)) is not None: s = s + t
+        if (t := pe.qk_bias(q, k, q_off, k_off, layer)) is not None: s = s + t
     if key_pad is not None: s = s.masked_fill(~key_pad[:, None, None, :], float('-inf'))
     if causal:
         i = torch.arange(q_off, q_off + Tq, device=q.device)[:, None]; j = torch.arange(k_off, k_off + Tk, device=q.device)[None]

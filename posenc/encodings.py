@@ -11,9 +11,9 @@ import torch.nn.functional as F
 
 # %% auto #0
 __all__ = ['PE_REGISTRY', 'register', 'pe_names', 'get_pe', 'pe_options', 'make_pe', 'rel_pos', 'PosEnc', 'NoPE', 'diagonal_sums',
-           'ToeplitzBias', 'toeplitz_bias', 'sinusoid_freqs', 'sinusoid_table', 'SinusoidalPE', 'LearnablePE',
-           'LayerwisePE', 'ShawPE', 't5_bucket', 'T5PE', 'rope_inv_freq', 'RoPE', 'XPos', 'alibi_slopes', 'AlibiPE',
-           'inv_softplus', 'KerplePE', 'piecewise_mlp', 'FirePE', 'sinusoid_at', 'TransformerXLPE', 'DebertaPE',
+           'ToeplitzBias', 'toeplitz_bias', 'sinusoid_freqs', 'sinusoid_at', 'sinusoid_table', 'SinusoidalPE',
+           'LearnablePE', 'LayerwisePE', 'ShawPE', 't5_bucket', 'T5PE', 'rope_inv_freq', 'RoPE', 'XPos', 'alibi_slopes',
+           'AlibiPE', 'inv_softplus', 'KerplePE', 'piecewise_mlp', 'FirePE', 'TransformerXLPE', 'DebertaPE',
            'cope_positions', 'cope_interp', 'CoPE', 'describe_pes']
 
 # %% ../nbs/00_encodings.ipynb #50e95419
@@ -183,13 +183,17 @@ def sinusoid_freqs(d:int, base:float=10000.) -> torch.Tensor:
     "Angular frequencies ω_i = base^(−2i/d), one per sin/cos pair."
     return base ** (-torch.arange(0, d, 2, dtype=torch.float64) / d)
 
-def sinusoid_table(n_pos:int, d:int, base:float=10000.) -> torch.Tensor:
-    "The (n_pos, d) sinusoidal table: sin in even columns, cos in odd columns."
-    ang = torch.arange(n_pos, dtype=torch.float64)[:, None] * sinusoid_freqs(d, base)[None]
-    t = torch.zeros(n_pos, d, dtype=torch.float64)
-    t[:, 0::2] = ang.sin()
-    t[:, 1::2] = ang[:, : d // 2].cos()
+def sinusoid_at(pos:torch.Tensor, # positions (any integers, negative too)
+                d:int, base:float=10000.) -> torch.Tensor:
+    "Rows of the sinusoidal table for arbitrary positions `pos`, shape (len(pos), d): sin in even columns, cos in odd."
+    ang = pos.double()[:, None] * sinusoid_freqs(d, base)[None]
+    t = torch.zeros(len(pos), d, dtype=torch.float64)
+    t[:, 0::2], t[:, 1::2] = ang.sin(), ang[:, : d // 2].cos()
     return t.float()
+
+def sinusoid_table(n_pos:int, d:int, base:float=10000.) -> torch.Tensor:
+    "The (n_pos, d) sinusoidal table of positions 0..n_pos−1."
+    return sinusoid_at(torch.arange(n_pos), d, base)
 
 @register('sinusoidal')
 class SinusoidalPE(PosEnc):
@@ -378,6 +382,9 @@ def rope_inv_freq(d:int, # rotated dimensions of a head (even)
                   beta_fast:float=32., # 'yarn': pairs turning more than this many times over the training length keep θ_i
                   beta_slow:float=1.) -> tuple: # 'yarn': pairs turning fewer times are interpolated (θ_i / factor)
     "Angular frequency of every rotated pair (float64, d/2 values) and the factor on cos and sin (YaRN's mscale, else 1)."
+    if scaling not in (None, 'linear', 'ntk', 'yarn'):
+        raise ValueError(f"rope: scaling must be None, 'linear', 'ntk' or 'yarn', got {scaling!r}")
+    if factor < 1: raise ValueError(f"rope: factor is how many times the training length to reach and must be ≥ 1, got {factor}")
     e = torch.arange(0, d, 2, dtype=torch.float64) / d                     # 2i/d
     if scaling == 'ntk': base = base * factor ** (d / (d - 2))             # the slowest pair slows by exactly `factor`
     theta = base ** -e
@@ -414,9 +421,6 @@ class RoPE(PosEnc):
                    else f"fraction={fraction} of head dimension {self.d_head} gives {rot} rotated dimensions")
             raise ValueError(f"{self.name}: {why}, but RoPE rotates pairs of dimensions and needs an even number; "
                              "change d_model or n_heads (or fraction)")
-        if scaling not in (None, 'linear', 'ntk', 'yarn'):
-            raise ValueError(f"rope: scaling must be None, 'linear', 'ntk' or 'yarn', got {scaling!r}")
-        if factor < 1: raise ValueError(f"rope: factor is how many times the training length to reach and must be ≥ 1, got {factor}")
         if scaling is None and factor != 1:
             raise ValueError(f"rope: factor={factor} does nothing without a scaling; pass scaling='linear', 'ntk' or 'yarn'")
         if scaling != 'yarn' and (original_max_len is not None or not truncate):
@@ -469,9 +473,6 @@ class RoPE(PosEnc):
                     original_max_len:int=None, # the training length; default: what the scheme was built with
                     truncate:bool=True): # 'yarn': round the ramp's ends to whole pairs
         "Switch the scaling of a built (trained) scheme in place, e.g. to evaluate beyond the training length; returns self."
-        if scaling not in (None, 'linear', 'ntk', 'yarn'):
-            raise ValueError(f"rope: scaling must be None, 'linear', 'ntk' or 'yarn', got {scaling!r}")
-        if factor < 1: raise ValueError(f"rope: factor must be ≥ 1, got {factor}")
         self.scaling, self.factor = scaling, factor
         self.original_max_len = original_max_len or self.original_max_len
         inv_freq, self.mscale = rope_inv_freq(self.rot, self.base, scaling, factor, self.original_max_len, truncate)
@@ -641,14 +642,6 @@ class FirePE(PosEnc):
         return torch.cat(parts, 2)
 
 # %% ../nbs/00_encodings.ipynb #d0b237f3
-def sinusoid_at(pos:torch.Tensor, # positions (any integers, negative too)
-                d:int, base:float=10000.) -> torch.Tensor:
-    "Rows of the sinusoidal table for arbitrary positions `pos`, shape (len(pos), d)."
-    ang = pos.double()[:, None] * sinusoid_freqs(d, base)[None]
-    t = torch.zeros(len(pos), d, dtype=torch.float64)
-    t[:, 0::2], t[:, 1::2] = ang.sin(), ang[:, : d // 2].cos()
-    return t.float()
-
 class _ClippedRel(PosEnc):
     "Shared part of the schemes whose terms come one column per clipped distance (`_q_terms`, `_k_terms`)."
     takes_positions = True

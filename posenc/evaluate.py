@@ -10,6 +10,7 @@ import torch
 import torch.nn as nn
 import torch.nn.functional as F
 from sacrebleu.metrics import BLEU, CHRF
+from .encodings import RoPE
 from .attention import capture_attention
 from .tokenize import PAD_ID, BOS_ID, EOS_ID, eval_chunks, task_tokenizer
 from .tasks import SEP
@@ -232,7 +233,6 @@ def extrapolation_eval(model:nn.Module, # a decoder-only LM
 # %% ../nbs/08_evaluate.ipynb #b6542525
 def rope_schemes(model:nn.Module) -> list:
     "The plain RoPE schemes of a model (not its subclasses such as xPos), one per stack."
-    from posenc.encodings import RoPE
     return [m for m in model.modules() if type(m) is RoPE]
 
 @torch.no_grad()

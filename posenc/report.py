@@ -403,10 +403,11 @@ def sec_rope_scaling(ctx:ReportContext) -> str:
         rs = [r for r in select(ctx.runs, task=t, pe='rope') if (r['metrics'].get('extrapolation') or {}).get('scaled')]
         if not rs: continue
         ex0 = rs[0]['metrics']['extrapolation']; lens = ex0['lengths']
-        def col(r, name, n):
-            e = r['metrics']['extrapolation']
-            src = e if name is None else e['scaled'].get(name) or {}
-            return (src.get('sliding_loss') or [None] * len(src.get('lengths') or []))[src['lengths'].index(n)] if n in (src.get('lengths') or []) else None
+        def col(r, name, n):   # the sliding-window loss at length n, as trained (name None) or with a scaling
+            ex = r['metrics']['extrapolation']
+            src = ex if name is None else ex['scaled'].get(name, {})
+            lens, vals = src.get('lengths') or [], src.get('sliding_loss') or []
+            return vals[lens.index(n)] if n in lens and lens.index(n) < len(vals) else None
         rows = [[('as trained' if name is None else f'{name}: {SCALINGS.get(name, name)}'), _seeds(rs)]
                 + [pm([col(r, name, n) for r in rs], 3) if any(col(r, name, n) is not None for r in rs) else '—' for n in lens]
                 for name in [None] + list(ex0['scaled'])]

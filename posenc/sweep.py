@@ -12,11 +12,11 @@ from pathlib import Path
 from .data import project_root
 
 # %% auto #0
-__all__ = ['SYNTHETIC_TASKS', 'TRANSLATION_TASKS', 'TASK_TEMPLATES', 'CLASSIC_PES', 'DEFAULT_EXTRA_PES', 'PROFILE_KEYS',
-           'PROFILES', 'templates_dir', 'template_path', 'task_available', 'profiles_dir', 'load_profile',
-           'is_profile_file', 'profile_name', 'get_profile', 'Job', 'plan', 'skips_task', 'template_params',
-           'check_params', 'check_profile', 'run_paths', 'run_state', 'prepare_run', 'publish_run', 'strip_paths',
-           'Stopped', 'run_job', 'time_left', 'default_runs_dir', 'sweep', 'load_runs']
+__all__ = ['SYNTHETIC_TASKS', 'TRANSLATION_TASKS', 'TASK_TEMPLATES', 'PROFILE_KEYS', 'PROFILES', 'templates_dir', 'template_path',
+           'task_available', 'profiles_dir', 'load_profile', 'is_profile_file', 'profile_name', 'get_profile', 'Job',
+           'plan', 'skips_task', 'template_params', 'check_params', 'check_profile', 'run_paths', 'run_state',
+           'prepare_run', 'publish_run', 'strip_paths', 'Stopped', 'run_job', 'time_left', 'default_runs_dir', 'sweep',
+           'load_runs']
 
 # %% ../nbs/10_sweep.ipynb #80125e63
 def _atomic_write(path:Path, text:str):
@@ -63,8 +63,6 @@ def task_available(task:str, # a key of `TASK_TEMPLATES`
 try: import tomllib   # Python ≥ 3.11
 except ModuleNotFoundError: import tomli as tomllib   # Python 3.10: the `tomli` package
 
-CLASSIC_PES = ('none', 'sinusoidal', 'learnable', 'layerwise', 'shaw', 't5', 'rope', 'alibi')
-DEFAULT_EXTRA_PES = ('xpos', 'fire', 'cope') # one per newer family: rotary, learned bias, contextual
 PROFILE_KEYS = ('description', 'pes', 'seeds', 'common', 'tasks')
 _BUILTIN_ORDER = ('smoke', 'default', 'cpu', 'gpu')
 
