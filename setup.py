@@ -14,6 +14,7 @@ min_python = cfg['min_python']
 requirements = cfg.get('requirements', '').split()
 dev_requirements = cfg.get('dev_requirements', '').split()
 bench_requirements = cfg.get('bench_requirements', '').split()
+cluster_requirements = cfg.get('cluster_requirements', '').split()
 readme = Path(__file__).parent/'README.md'
 
 setuptools.setup(
@@ -29,7 +30,7 @@ setuptools.setup(
     packages=setuptools.find_packages(include=[cfg['lib_path'], cfg['lib_path'] + '.*']),
     include_package_data=True,
     install_requires=requirements,
-    extras_require={'dev': dev_requirements, 'bench': bench_requirements},
+    extras_require={'dev': dev_requirements, 'bench': bench_requirements, 'cluster': cluster_requirements},
     python_requires='>=' + min_python,
     classifiers=['Programming Language :: Python :: ' + v for v in py_versions[py_versions.index(min_python):]],
     entry_points={
