@@ -9,12 +9,34 @@ from contextlib import contextmanager
 import torch
 import torch.nn as nn
 import torch.nn.functional as F
-from .encodings import PosEnc, make_pe, pe_names, diagonal_sums, toeplitz_bias, rel_pos
+from .encodings import PosEnc, make_pe, pe_names, rel_pos
+from .kernels import fused_attention, flex_terms_attention, FLEX_AVAILABLE, FLEX_MIN_Q
 
 # %% auto #0
-__all__ = ['FLEX_MIN_Q', 'causal_mask', 'padding_mask', 'add_masks', 'KVCache', 'fused_attention', 'causal_block_mask',
-           'terms_score_mod', 'flex_terms_attention', 'key_term_bias', 'MultiHeadAttention', 'reference_attention',
+__all__ = ['reference_attention', 'causal_mask', 'padding_mask', 'add_masks', 'KVCache', 'key_term_bias', 'MultiHeadAttention',
            'capture_attention']
+
+# %% ../nbs/01_attention.ipynb #44a6d549
+def reference_attention(q, k, v, pe:PosEnc=None, layer:int=0, q_off:int=0, k_off:int=0, causal:bool=False, key_pad=None):
+    "softmax((q·k + terms)/…)·v written out term by term (after `pe.qk` was applied): the slow, obvious version."
+    Tq, Tk = q.shape[2], k.shape[2]
+    s = torch.einsum('bhid,bhjd->bhij', q, k) / math.sqrt(q.shape[-1])
+    if pe is not None:
+        for t in (pe.bias(Tq, Tk, q_off, k_off, q.device), pe.qbias(q, Tk, q_off, k_off, layer)):
+            if t is not None: s = s + t
+        if (kr := pe.key_terms(k, layer)) is not None:        # kr[b, h, j, clamp(j − i, −K, K) + K] at (i, j)
+            K = kr.shape[-1] // 2
+            i = torch.arange(q_off, q_off + Tq, device=q.device)[:, None]; j = torch.arange(k_off, k_off + Tk, device=q.device)[None]
+            s = s + kr[:, :, (j - k_off).expand(Tq, Tk), (j - i).clamp(-K, K) + K]
+        if (t := pe.qk_bias(q, k, q_off, k_off, layer)) is not None: s = s + t
+    if key_pad is not None: s = s.masked_fill(~key_pad[:, None, None, :], float('-inf'))
+    if causal:
+        i = torch.arange(q_off, q_off + Tq, device=q.device)[:, None]; j = torch.arange(k_off, k_off + Tk, device=q.device)[None]
+        s = s.masked_fill(j > i, float('-inf'))
+    p = s.softmax(-1)
+    o = torch.einsum('bhij,bhjd->bhid', p, v)
+    if pe is not None and (extra := pe.values(p, q_off, k_off, layer)) is not None: o = o + extra
+    return o
 
 # %% ../nbs/01_attention.ipynb #1e0ab13d
 def causal_mask(Tq:int, Tk:int, q_off:int=0, k_off:int=0, device=None, dtype=torch.float32):
@@ -52,263 +74,6 @@ class KVCache:
         return self
     def __repr__(self): return f"KVCache(layers={len(self.layers)}, off={self.off})"
 
-# %% ../nbs/01_attention.ipynb #45b93928
-_flash_cpu = torch.ops.aten._scaled_dot_product_flash_attention_for_cpu
-_flash_cpu_bwd = torch.ops.aten._scaled_dot_product_flash_attention_for_cpu_backward
-_SCRATCH = {}
-
-def _scratch(name, shape, like):
-    "A scratch tensor kept between calls, so that large temporaries do not page-fault on every call."
-    n, key = math.prod(shape), (name, like.device, like.dtype)
-    b = _SCRATCH.get(key)
-    if b is None or b.numel() < n: b = _SCRATCH[key] = torch.empty(max(n, 1), device=like.device, dtype=like.dtype)
-    return b[:n].view(shape)
-
-def _dist_index(r0, r1, j0, j1, d0, K, device):
-    "Clipped distance index clamp(j − i + d0, −K, K) + K of query rows r0:r1 and keys j0:j1."
-    i = torch.arange(r0, r1, device=device)[:, None]; j = torch.arange(j0, j1, device=device)[None]
-    return (j - i + d0).clamp(-K, K) + K
-
-def _plan(B, H, Tq, Tk, d0, K, causal, target):
-    "Blocks of query rows (r0, r1) with the keys :n they see, where the causal mask starts, and the near window jl:jr."
-    c, out = max(8, min(Tq, target // max(1, B * H * Tk))), []
-    for r0 in range(0, Tq, c):
-        r1 = min(Tq, r0 + c)
-        n = max(1, min(Tk, r1 - d0)) if causal else Tk           # keys j ≤ i − d0 of the block's last row
-        cm0 = max(0, min(n, r0 - d0 + 1)) if causal else n       # keys from cm0 on need the causal mask
-        jl = min(max(r0 - K - d0 + 1, 0), n)                     # keys < jl: distance ≤ −K for every row
-        jr = min(max(r1 - 1 + K - d0, jl), n)                    # keys ≥ jr: distance ≥ K for every row
-        out.append((r0, r1, n, cm0, jl, jr))
-    return out
-
-def _toeplitz_rows(tvec, Tq, r0, r1, n, out):
-    "Rows r0:r1, keys :n of the Toeplitz bias of `tvec` (H, Tq+Tk−1), written into out (H, r1−r0, n)."
-    H, N = tvec.shape
-    rev = tvec.as_strided((H, r1 - r0, n), (N, 1, 1), tvec.storage_offset() + Tq - r1)   # rows r1−1, …, r0
-    return torch.index_select(rev, 1, torch.arange(r1 - r0 - 1, -1, -1, device=tvec.device), out=out)
-
-def _add_terms(s, blk, bias, rel, mask, causal, d0, K, krel=None, tvec=None, Tq=None, fresh=False):
-    "Add the additive logit terms of one block of rows to s (B|1, H|1, c, n), in place (`fresh`: s holds garbage)."
-    r0, r1, n, cm0, jl, jr = blk
-    if tvec is not None:                                     # the Toeplitz rows, never the whole matrix
-        if fresh and s.shape[0] == 1: _toeplitz_rows(tvec, Tq, r0, r1, n, s[0]); fresh = False
-        else:
-            t = _toeplitz_rows(tvec, Tq, r0, r1, n, _scratch('tb', (s.shape[1], r1 - r0, n), s))
-            if fresh and mask is not None and mask.shape[2] == 1:   # (B,1,1,Tk) padding: one pass writes both
-                torch.add(t, mask[..., :n], out=s); fresh, mask = False, None
-            elif fresh: s.copy_(t.expand_as(s)); fresh = False
-            else: s += t
-    if fresh: s.zero_()
-    if rel is not None:
-        rc = rel[:, :, r0:r1]
-        if jl > 0: s[..., :jl] += rc[..., :1]
-        if jr < n: s[..., jr:] += rc[..., -1:]
-        if jr > jl: s[..., jl:jr] += rc.gather(-1, _dist_index(r0, r1, jl, jr, d0, K, s.device).expand(*rc.shape[:2], -1, -1))
-    if krel is not None:                                     # key-side terms: krel[b, h, j, clamp(j − i + d0) + K]
-        if jl > 0: s[..., :jl] += krel[:, :, None, :jl, 0]
-        if jr < n: s[..., jr:n] += krel[:, :, None, jr:n, -1]
-        if jr > jl:
-            kt = krel[:, :, jl:jr].transpose(-1, -2)           # (B, H, 2K+1, jr−jl)
-            s[..., jl:jr] += kt.gather(2, _dist_index(r0, r1, jl, jr, d0, K, s.device).expand(*kt.shape[:2], -1, -1))
-    for t in (bias, mask):
-        if t is not None: s += t[:, :, r0:r1, :n] if t.shape[2] > 1 else t[..., :n]
-    if causal and cm0 < n:
-        i = torch.arange(r0, r1, device=s.device)[:, None]; j = torch.arange(cm0, n, device=s.device)[None]
-        s[..., cm0:n].masked_fill_(j - i + d0 > 0, float('-inf'))
-    return s
-
-def _mask_shape(B, H, c, n, *ts):
-    "Shape of the summed additive mask of a block."
-    b = B if any(t is not None and t.shape[0] > 1 for t in ts) else 1
-    h = H if any(t is not None and t.shape[1] > 1 for t in ts) else 1
-    return (b, h, c, n)
-
-# %% ../nbs/01_attention.ipynb #20ea06e3
-class _FusedAttention(torch.autograd.Function):
-    "Flash-kernel forward by blocks of query rows; blockwise explicit backward (see the text above)."
-    @staticmethod
-    def forward(ctx, q, k, v, bias, tvec, rel, krel, mask, causal, d0, K, need_w, chunk):
-        B, H, Tq, d = q.shape; Tk = k.shape[2]
-        scale, R = d ** -0.5, 2 * K + 1
-        plan = _plan(B, H, Tq, Tk, d0, K, causal, chunk)
-        o, lse = q.new_empty(B, H, Tq, d), q.new_empty(B, H, Tq)
-        w = q.new_zeros(B, H, Tq, R) if need_w else None
-        if need_w: qa, ka, va = F.pad(q, (0, 2)), F.pad(k, (0, 2)), F.pad(v, (0, 2))   # room for the two mass columns
-        single = (bias is not None and tvec is None and rel is None and krel is None and not need_w and causal
-                  and d0 == 0 and Tq == Tk)
-        if single:   # one kernel call, causal masking (and skipping of the blocks above the diagonal) inside it
-            o, lse = _flash_cpu(q, k, v, 0., True, attn_mask=bias if mask is None else bias + mask, scale=scale)
-            blocks = []
-        else: blocks = plan
-        tv = None if tvec is None else tvec[None]
-        for blk in blocks:
-            r0, r1, n, cm0, jl, jr = blk
-            m = None
-            if any(t is not None for t in (rel, krel, bias, tvec, mask)) or (causal and cm0 < n):
-                m = _add_terms(_scratch('m', _mask_shape(B, H, r1 - r0, n, rel, krel, bias, tv, mask), q), blk, bias, rel,
-                               mask, causal, d0, K, krel, tvec, Tq, fresh=True)
-            if need_w:
-                va[..., d].zero_(); va[..., :jl, d] = 1; va[..., d + 1].zero_(); va[..., jr:n, d + 1] = 1
-                oc, lc = _flash_cpu(qa[:, :, r0:r1], ka[:, :, :n], va[:, :, :n], 0., False, attn_mask=m, scale=scale)
-                o[:, :, r0:r1] = oc[..., :d]
-                w[:, :, r0:r1, 0], w[:, :, r0:r1, R - 1] = oc[..., d], oc[..., d + 1]
-                if jr > jl:                                        # near keys: weights written out, summed per distance
-                    pn = torch.matmul(q[:, :, r0:r1], k[:, :, jl:jr].transpose(-1, -2)).mul_(scale)
-                    if m is not None: pn += m[..., jl:jr]
-                    pn.sub_(lc.unsqueeze(-1)).exp_()
-                    w[:, :, r0:r1].scatter_add_(-1, _dist_index(r0, r1, jl, jr, d0, K, q.device).expand(B, H, -1, -1), pn)
-            else:
-                oc, lc = _flash_cpu(q[:, :, r0:r1], k[:, :, :n], v[:, :, :n], 0., False, attn_mask=m, scale=scale)
-                o[:, :, r0:r1] = oc
-            lse[:, :, r0:r1] = lc
-        ctx.save_for_backward(q, k, v, bias, tvec, rel, krel, mask, o, lse, w)
-        ctx.args = (causal, d0, K, plan, single)
-        return (o, w) if need_w else o
-
-    @staticmethod
-    def backward(ctx, do, *gw):
-        q, k, v, bias, tvec, rel, krel, mask, o, lse, w = ctx.saved_tensors
-        causal, d0, K, plan, single = ctx.args
-        G = gw[0] if w is not None else None                       # gradient of the per-distance masses
-        B, H, Tq, d = q.shape; Tk = k.shape[2]
-        scale, do = d ** -0.5, do.contiguous()
-        want_b, want_t, want_r, want_kr = ctx.needs_input_grad[3:7]
-        none = (None,) * 10
-        if not (want_b or want_t or want_r or want_kr) and w is None:   # no positional gradient: the kernel's own backward
-            if single:
-                return (*_flash_cpu_bwd(do, q, k, v, o, lse, 0., True, attn_mask=bias if mask is None else bias + mask,
-                                        scale=scale), *none)
-            if rel is None and krel is None:                       # (a block's mask is cheap to rebuild; rel's gathers are not)
-                dq, dk, dv = torch.empty_like(q), torch.zeros_like(k), torch.zeros_like(v)
-                tv = None if tvec is None else tvec[None]
-                for blk in plan:
-                    r0, r1, n, cm0, jl, jr = blk
-                    m = None
-                    if any(t is not None for t in (bias, tvec, mask)) or (causal and cm0 < n):
-                        m = _add_terms(_scratch('m', _mask_shape(B, H, r1 - r0, n, bias, tv, mask), q), blk, bias, None,
-                                       mask, causal, d0, K, None, tvec, Tq, fresh=True)
-                    rows = slice(r0, r1)
-                    gq, gk, gv = _flash_cpu_bwd(do[:, :, rows], q[:, :, rows], k[:, :, :n], v[:, :, :n], o[:, :, rows],
-                                                lse[:, :, rows], 0., False, attn_mask=m, scale=scale)
-                    dq[:, :, rows] = gq; dk[:, :, :n] += gk; dv[:, :, :n] += gv
-                return (dq, dk, dv, *none)
-        dq, dk, dv = torch.empty_like(q), torch.zeros_like(k), torch.zeros_like(v)
-        dbias = torch.zeros_like(bias) if want_b else None
-        dtvec = torch.zeros_like(tvec) if want_t else None
-        drel = torch.zeros_like(rel) if want_r else None
-        dkrel = torch.zeros_like(krel) if want_kr else None
-        Dr = (do * o).sum(-1)                                      # Σ_j p_ij dp_ij, row by row
-        if G is not None: Dr += (G * w).sum(-1)
-        lse, qs = lse.masked_fill(lse.isinf(), 0.), q * scale
-        for blk in plan:
-            r0, r1, n, cm0, jl, jr = blk
-            rows, c = slice(r0, r1), r1 - r0
-            P = torch.matmul(qs[:, :, rows], k[:, :, :n].transpose(-1, -2), out=_scratch('P', (B, H, c, n), q))
-            _add_terms(P, blk, bias, rel, mask, causal, d0, K, krel, tvec, Tq).sub_(lse[:, :, rows].unsqueeze(-1)).exp_()
-            dS = torch.matmul(do[:, :, rows], v[:, :, :n].transpose(-1, -2), out=_scratch('dS', (B, H, c, n), q))
-            if G is not None:                                      # key j of row i also carries a^V of distance r(i, j)
-                Gc = G[:, :, rows]
-                if jl > 0: dS[..., :jl] += Gc[..., :1]
-                if jr < n: dS[..., jr:] += Gc[..., -1:]
-                if jr > jl: dS[..., jl:jr] += Gc.gather(-1, _dist_index(r0, r1, jl, jr, d0, K, q.device).expand(B, H, -1, -1))
-            dS.sub_(Dr[:, :, rows].unsqueeze(-1)).mul_(P)          # gradient of the logits
-            dv[:, :, :n] += P.transpose(-1, -2) @ do[:, :, rows]        # (one batched product, then one add)
-            dk[:, :, :n] += dS.transpose(-1, -2) @ qs[:, :, rows]
-            dq[:, :, rows] = torch.matmul(dS, k[:, :, :n]).mul_(scale)
-            if want_t: dtvec[:, Tq - r1:Tq - r0 + n - 1] += diagonal_sums(dS.sum(0))
-            if want_b:
-                dims = [i for i in range(3) if bias.shape[i] == 1]
-                db = dS.sum(dims, keepdim=True) if dims else dS                # (an empty list would sum everything)
-                if bias.shape[2] == 1: dbias[..., :n] += db
-                else: dbias[:, :, rows, :n] += db
-            if want_r:
-                dr = drel[:, :, rows]
-                if jl > 0: dr[..., 0] += dS[..., :jl].sum(-1)
-                if jr < n: dr[..., -1] += dS[..., jr:].sum(-1)
-                if jr > jl: dr.scatter_add_(-1, _dist_index(r0, r1, jl, jr, d0, K, q.device).expand(B, H, -1, -1), dS[..., jl:jr])
-            if want_kr:                                            # per key: column sums, by distance near the diagonal
-                if jl > 0: dkrel[:, :, :jl, 0] += dS[..., :jl].sum(2)
-                if jr < n: dkrel[:, :, jr:n, -1] += dS[..., jr:n].sum(2)
-                if jr > jl: dkrel[:, :, jl:jr].transpose(-1, -2).scatter_add_(
-                    2, _dist_index(r0, r1, jl, jr, d0, K, q.device).expand(B, H, -1, -1), dS[..., jl:jr])
-        return dq, dk, dv, dbias, dtvec, drel, dkrel, None, None, None, None, None, None
-
-# %% ../nbs/01_attention.ipynb #4ddb3848
-def fused_attention(q:torch.Tensor, k:torch.Tensor, v:torch.Tensor, # (B,H,Tq,d), (B,H,Tk,d), (B,H,Tk,d), on the CPU
-                    bias:torch.Tensor=None, # additive (1|B, H, Tq, Tk), may require grad; a `toeplitz_bias` sends its gradient to its vector
-                    rel:torch.Tensor=None, # (B,H,Tq,2K+1) logit term of each clipped distance clamp(j−i, −K, K)
-                    mask:torch.Tensor=None, # additive mask without gradient, e.g. key padding (B,1,1,Tk)
-                    causal:bool=False, # key position k_off+j visible to query position q_off+i only if ≤
-                    q_off:int=0, k_off:int=0, # positions of the first query and the first key
-                    K:int=0, # clipping distance of `rel`, `krel` and of the masses `w`
-                    need_w:bool=False, # also return w (B,H,Tq,2K+1): the attention mass at each clipped distance
-                    krel:torch.Tensor=None, # (B,H,Tk,2K+1) key-side term: krel[b,h,j, clamp(j−i, −K, K)+K] at (i, j)
-                    chunk:int=1 << 20): # attention weights written out at a time (elements)
-    "softmax(q·kᵀ/√d + bias + rel + krel + mask)·v on the flash kernel, exact gradients for `bias`, `rel`, `krel`; also `w` if asked."
-    if q.device.type != 'cpu': raise ValueError(f"fused_attention runs on the CPU flash kernel; got a tensor on {q.device}")
-    tvec = getattr(bias, 'toeplitz', None) if bias is not None else None
-    if tvec is not None: bias, tvec = None, tvec.to(q.dtype).contiguous()     # rows built per block from the vector
-    elif bias is not None: bias = bias.to(q.dtype).contiguous()
-    if rel is not None: rel = rel.to(q.dtype)
-    if krel is not None: krel = krel.to(q.dtype)
-    return _FusedAttention.apply(q.contiguous(), k.contiguous(), v.contiguous(), bias, tvec, rel, krel, mask, causal,
-                                 k_off - q_off, K, need_w, chunk)
-
-# %% ../nbs/01_attention.ipynb #f1e00002
-try: from torch.nn.attention.flex_attention import flex_attention as _flex_attention, create_block_mask
-except ImportError: _flex_attention = create_block_mask = None     # torch < 2.5: CUDA keeps the explicit path
-_FLEX = {}
-FLEX_MIN_Q = 16   # fewer queries (a decoding step) take the explicit path: its mask is small, and no recompiles per step
-
-def _flex_fn(device):
-    "flex_attention compiled once per process for CUDA; elsewhere the eager (unfused, materialising) reference."
-    if device.type != 'cuda': return _flex_attention
-    if 'fn' not in _FLEX: _FLEX['fn'] = torch.compile(_flex_attention)
-    return _FLEX['fn']
-
-def causal_block_mask(Tq:int, Tk:int, q_off:int=0, k_off:int=0, device=None):
-    "FlexAttention block mask of key position ≤ query position (blocks above the diagonal are skipped); cached."
-    key = ('mask', Tq, Tk, k_off - q_off, str(device))
-    if key not in _FLEX:
-        if len(_FLEX) > 64: [_FLEX.pop(k) for k in list(_FLEX) if k != 'fn']
-        d0 = k_off - q_off
-        _FLEX[key] = create_block_mask(lambda b, h, i, j: j + d0 <= i, None, None, Tq, Tk, device=device)
-    return _FLEX[key]
-
-def terms_score_mod(Tq:int, Tk:int, q_off:int=0, k_off:int=0, # block shape and the positions of its first query and key
-                    bias:torch.Tensor=None, # (1|B, H, Tq, Tk); a `toeplitz_bias` is read from its (H, Tq+Tk−1) vector
-                    qr:torch.Tensor=None, # (B,H,Tq,2K+1) q-side clipped terms
-                    kr:torch.Tensor=None, # (B,H,Tk,2K+1) key-side clipped terms
-                    key_pad:torch.Tensor=None, # (B, Tk) True on real keys
-                    causal:bool=False): # mask in the score_mod (rather than by a block mask)
-    "A FlexAttention `score_mod` adding the positional logit terms of a scheme, reading each from its compact form."
-    tvec = getattr(bias, 'toeplitz', None) if bias is not None else None
-    dense = bias.expand(bias.shape[0], bias.shape[1], Tq, Tk) if bias is not None and tvec is None else None
-    dev = next(t.device for t in (bias, qr, kr, key_pad, torch.empty(0)) if t is not None)
-    K = next((t.shape[-1] // 2 for t in (qr, kr) if t is not None), 0)
-    # offsets as 0-d tensors, not Python ints: a compiled kernel would otherwise specialise (and recompile) on each value
-    d0, t0, k_lo, k_hi = (torch.tensor(x, device=dev) for x in (k_off - q_off, Tq - 1, -K, K))
-    def score_mod(score, b, h, i, j):
-        s, u = score, torch.clamp(j - i + d0, k_lo, k_hi) + k_hi  # u: clipped distance index
-        if tvec is not None: s = s + tvec[h, j - i + t0]
-        if dense is not None: s = s + dense[b if dense.shape[0] > 1 else 0, h if dense.shape[1] > 1 else 0, i, j]
-        if qr is not None: s = s + qr[b, h, i, u]
-        if kr is not None: s = s + kr[b, h, j, u]
-        if key_pad is not None: s = torch.where(key_pad[b, j], s, float('-inf'))
-        if causal: s = torch.where(j + d0 <= i, s, float('-inf'))
-        return s.to(score.dtype)
-    return score_mod
-
-def flex_terms_attention(q, k, v, # (B,H,Tq,d), (B,H,Tk,d), (B,H,Tk,d)
-                         bias=None, qr=None, kr=None, key_pad=None, # the terms, as in `terms_score_mod`
-                         causal:bool=False, q_off:int=0, k_off:int=0):
-    "softmax(q·kᵀ/√d + terms)·v by FlexAttention: compiled on CUDA, eager (the test reference) on the CPU."
-    if _flex_attention is None: raise RuntimeError(f"FlexAttention needs torch ≥ 2.5, this is {torch.__version__}")
-    Tq, Tk = q.shape[2], k.shape[2]
-    bm = causal_block_mask(Tq, Tk, q_off, k_off, q.device) if causal else None
-    sm = terms_score_mod(Tq, Tk, q_off, k_off, bias, qr, kr, key_pad)
-    return _flex_fn(q.device)(q, k, v, score_mod=sm, block_mask=bm)
-
 # %% ../nbs/01_attention.ipynb #36c1e523
 def key_term_bias(kr:torch.Tensor, # (B,H,Tk,2K+1) key-side terms of each clipped distance
                   Tq:int, q_off:int=0, k_off:int=0):
@@ -341,6 +106,63 @@ class MultiHeadAttention(nn.Module):
         B, T, _ = x.shape
         return x.view(B, T, n, self.h, self.dh).permute(2, 0, 3, 1, 4)      # (n, B, H, T, dh)
 
+    def _qkv(self, x, pe, layer, q_off, memory, cache):
+        "Queries, keys and values in heads (B, H, T, dh), rotated by the scheme, the cache read and updated; and k_off."
+        if self.cross:
+            q = self._heads(self.q(x), 1)[0]
+            if cache is not None and 'k' in cache: k, v = cache['k'], cache['v']
+            else:
+                k, v = self._heads(self.kv(memory), 2)
+                if pe is not None: _, k = pe.qk(k[..., :0, :], k, 0, 0, layer)  # keys at source positions 0..S-1
+                if cache is not None: cache['k'], cache['v'] = k, v
+            if pe is not None: q, _ = pe.qk(q, q[..., :0, :], q_off, 0, layer)
+            return q, k, v, 0
+        q, k, v = self._heads(self.qkv(x), 3)
+        if pe is not None: q, k = pe.qk(q, k, q_off, q_off, layer)
+        if cache is not None:
+            if 'k' in cache: k, v = torch.cat([cache['k'], k], 2), torch.cat([cache['v'], v], 2)
+            cache['k'], cache['v'] = k, v
+        return q, k, v, q_off + x.shape[1] - k.shape[2]
+
+    def path(self, q:torch.Tensor, # (B, H, Tq, dh) queries (their device decides)
+             dense=None, qr=None, kr=None, av=None, # additive bias, q-side terms, key-side terms, value vectors
+             has_terms:bool=False, # the scheme gave clipped terms (q-side, values or both)
+             causal:bool=False, # a causal block whose queries and keys are the same positions
+             p_drop:float=0.) -> str:
+        "Which path attends: 'flex' (CUDA, logit terms), 'fused' (CPU, terms SDPA cannot take fast) or 'sdpa' (incl. explicit)."
+        plain = self.capture is None and p_drop == 0.
+        if q.is_cuda and self.use_flex and plain and av is None and q.shape[2] >= FLEX_MIN_Q and FLEX_AVAILABLE \
+                and any(t is not None for t in (dense, qr, kr)):
+            return 'flex'
+        grad_bias = dense is not None and dense.requires_grad and torch.is_grad_enabled()
+        toeplitz = getattr(dense, 'toeplitz', None) is not None                       # built per block, never T×T
+        if (has_terms or kr is not None or grad_bias or (dense is not None and causal) or toeplitz) \
+                and q.device.type == 'cpu' and plain:
+            return 'fused'
+        return 'sdpa'
+
+    def _sdpa(self, q, k, v, pe, layer, q_off, k_off, dense, kr, pad, need_causal, p_drop):
+        "SDPA with every term in one mask; the explicit softmax when the weights are needed (capture, Shaw's values)."
+        Tq, Tk = q.shape[2], k.shape[2]
+        qb = pe.qbias(q, Tk, q_off, k_off, layer) if pe is not None else None
+        kb = key_term_bias(kr, Tq, q_off, k_off) if kr is not None else None
+        mask = add_masks(dense, qb, kb, pad)
+        is_causal = need_causal and mask is None and Tq == Tk and q_off == k_off
+        if need_causal and not is_causal:
+            mask = add_masks(mask, causal_mask(Tq, Tk, q_off, k_off, q.device, q.dtype))
+        if mask is not None: mask = mask.to(q.dtype)
+        if not ((pe is not None and pe.needs_probs) or self.capture is not None):
+            return F.scaled_dot_product_attention(q, k, v, attn_mask=mask, dropout_p=p_drop, is_causal=is_causal)
+        s = (q @ k.transpose(-1, -2)) * self.dh ** -0.5
+        if mask is not None: s = s + mask
+        elif is_causal: s = s + causal_mask(Tq, Tk, q_off, k_off, q.device, q.dtype)
+        p = s.softmax(-1)
+        if self.capture is not None: self.capture.append(p.detach())
+        p = F.dropout(p, p_drop, self.training)
+        o = p @ v
+        extra = pe.values(p, q_off, k_off, layer) if pe is not None else None
+        return o if extra is None else o + extra
+
     def forward(self, x:torch.Tensor, # queries' input (B, Tq, D)
                 pe:PosEnc=None, # scheme asked for positional terms (None: no positional terms here)
                 layer:int=0, # index of this block in its stack
@@ -352,22 +174,7 @@ class MultiHeadAttention(nn.Module):
                 cache:dict=None): # this layer's cache entry (updated in place)
         "Attend; returns (B, Tq, D)."
         B, Tq, D = x.shape
-        if self.cross:
-            q = self._heads(self.q(x), 1)[0]
-            if cache is not None and 'k' in cache: k, v = cache['k'], cache['v']
-            else:
-                k, v = self._heads(self.kv(memory), 2)
-                if pe is not None: _, k = pe.qk(k[..., :0, :], k, 0, 0, layer)  # keys at source positions 0..S-1
-                if cache is not None: cache['k'], cache['v'] = k, v
-            if pe is not None: q, _ = pe.qk(q, q[..., :0, :], q_off, 0, layer)
-            k_off = 0
-        else:
-            q, k, v = self._heads(self.qkv(x), 3)
-            if pe is not None: q, k = pe.qk(q, k, q_off, q_off, layer)
-            if cache is not None:
-                if 'k' in cache: k, v = torch.cat([cache['k'], k], 2), torch.cat([cache['v'], v], 2)
-                cache['k'], cache['v'] = k, v
-            k_off = q_off + Tq - k.shape[2]
+        q, k, v, k_off = self._qkv(x, pe, layer, q_off, memory, cache)
         Tk = k.shape[2]
         need_causal = causal and not (Tq == 1 and q_off + 1 >= k_off + Tk)   # one new query sees every cached key
         p_drop = self.dropout if self.training else 0.
@@ -377,62 +184,16 @@ class MultiHeadAttention(nn.Module):
             raise ValueError(f"{pe.name}: clipped_terms and key_terms must clip at the same distance, got "
                              f"{qr.shape[-1] // 2} and {kr.shape[-1] // 2}")
         dense = bias if qkb is None else qkb if bias is None else bias + qkb    # one additive bias
-        if q.is_cuda and self.use_flex and self.capture is None and p_drop == 0. and av is None and Tq >= FLEX_MIN_Q \
-                and _flex_attention is not None and any(t is not None for t in (dense, qr, kr)):
-            o = flex_terms_attention(q, k, v, dense, qr, kr, key_pad, need_causal, q_off, k_off)
-            return self.out(o.transpose(1, 2).reshape(B, Tq, D))
-        grad_bias = dense is not None and dense.requires_grad and torch.is_grad_enabled()
-        causal_bias = dense is not None and need_causal and Tq == Tk and q_off == k_off   # kernel-side causal mask + bias
-        toeplitz = getattr(dense, 'toeplitz', None) is not None                       # built per block, never T×T
         pad = padding_mask(key_pad, q.dtype) if key_pad is not None else None
-        if (terms is not None or kr is not None or grad_bias or causal_bias or toeplitz) and q.device.type == 'cpu' \
-                and self.capture is None and p_drop == 0.:
+        path = self.path(q, dense, qr, kr, av, terms is not None, need_causal and Tq == Tk and q_off == k_off, p_drop)
+        if path == 'flex': o = flex_terms_attention(q, k, v, dense, qr, kr, key_pad, need_causal, q_off, k_off)
+        elif path == 'fused':
             K = next((t.shape[-1] for t in (qr, kr) if t is not None), av.shape[0] if av is not None else 1) // 2
             o = fused_attention(q, k, v, dense, qr, pad, need_causal, q_off, k_off, K, need_w=av is not None, krel=kr)
             if av is not None: o = o[0] + o[1] @ av
-            return self.out(o.transpose(1, 2).reshape(B, Tq, D))
-        qb = pe.qbias(q, Tk, q_off, k_off, layer) if pe is not None else None
-        kb = key_term_bias(kr, Tq, q_off, k_off) if kr is not None else None
-        mask = add_masks(dense, qb, kb, pad)
-        is_causal = need_causal and mask is None and Tq == Tk and q_off == k_off
-        if need_causal and not is_causal:
-            mask = add_masks(mask, causal_mask(Tq, Tk, q_off, k_off, q.device, q.dtype))
-        if mask is not None: mask = mask.to(q.dtype)
-        if (pe is not None and pe.needs_probs) or self.capture is not None:
-            s = (q @ k.transpose(-1, -2)) * self.dh ** -0.5
-            if mask is not None: s = s + mask
-            elif is_causal: s = s + causal_mask(Tq, Tk, q_off, k_off, q.device, q.dtype)
-            p = s.softmax(-1)
-            if self.capture is not None: self.capture.append(p.detach())
-            p = F.dropout(p, p_drop, self.training)
-            o = p @ v
-            extra = pe.values(p, q_off, k_off, layer) if pe is not None else None
-            if extra is not None: o = o + extra
-        else:
-            o = F.scaled_dot_product_attention(q, k, v, attn_mask=mask, dropout_p=p_drop, is_causal=is_causal)
+        else: o = self._sdpa(q, k, v, pe, layer, q_off, k_off, dense, kr, pad, need_causal, p_drop)
         return self.out(o.transpose(1, 2).reshape(B, Tq, D))
 
-# %% ../nbs/01_attention.ipynb #44a6d549
-def reference_attention(q, k, v, pe:PosEnc=None, layer:int=0, q_off:int=0, k_off:int=0, causal:bool=False, key_pad=None):
-    "softmax((q·k + terms)/…)·v written out term by term (after `pe.qk` was applied): the slow, obvious version."
-    Tq, Tk = q.shape[2], k.shape[2]
-    s = torch.einsum('bhid,bhjd->bhij', q, k) / math.sqrt(q.shape[-1])
-    if pe is not None:
-        for t in (pe.bias(Tq, Tk, q_off, k_off, q.device), pe.qbias(q, Tk, q_off, k_off, layer)):
-            if t is not None: s = s + t
-        if (kr := pe.key_terms(k, layer)) is not None:        # kr[b, h, j, clamp(j − i, −K, K) + K] at (i, j)
-            K = kr.shape[-1] // 2
-            i = torch.arange(q_off, q_off + Tq, device=q.device)[:, None]; j = torch.arange(k_off, k_off + Tk, device=q.device)[None]
-            s = s + kr[:, :, (j - k_off).expand(Tq, Tk), (j - i).clamp(-K, K) + K]
-        if (t := pe.qk_bias(q, k, q_off, k_off, layer)) is not None: s = s + t
-    if key_pad is not None: s = s.masked_fill(~key_pad[:, None, None, :], float('-inf'))
-    if causal:
-        i = torch.arange(q_off, q_off + Tq, device=q.device)[:, None]; j = torch.arange(k_off, k_off + Tk, device=q.device)[None]
-        s = s.masked_fill(j > i, float('-inf'))
-    p = s.softmax(-1)
-    o = torch.einsum('bhij,bhjd->bhid', p, v)
-    if pe is not None and (extra := pe.values(p, q_off, k_off, layer)) is not None: o = o + extra
-    return o
 
 # %% ../nbs/01_attention.ipynb #45e2ac4b
 @contextmanager

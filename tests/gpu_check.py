@@ -102,7 +102,7 @@ def cache_check(model, kind, src, tgt, name):
     return err
 
 t_start = time.time()
-print(f"torch {torch.__version__}, {torch.cuda.get_device_name(0)}, FlexAttention: {A._flex_attention is not None}", flush=True)
+print(f"torch {torch.__version__}, {torch.cuda.get_device_name(0)}, FlexAttention: {A.FLEX_AVAILABLE}", flush=True)
 for pe in (sys.argv[1:] or pe_names()):          # optional: only the encodings named on the command line
     for kind in ('lm', 'seq2seq', 'mlm'):
         name = f"{pe}/{kind}"
