@@ -13,8 +13,8 @@ from .encodings import PosEnc, make_pe, pe_names
 from .attention import MultiHeadAttention, KVCache
 
 # %% auto #0
-__all__ = ['MODELS', 'ModelConfig', 'Block', 'rand_positions', 'Stack', 'DecoderLM', 'EncoderMLM', 'Seq2Seq', 'build_model',
-           'param_counts']
+__all__ = ['MODELS', 'ModelConfig', 'StackCtx', 'Block', 'rand_positions', 'Stack', 'DecoderLM', 'EncoderMLM', 'Seq2Seq',
+           'build_model', 'param_counts']
 
 # %% ../nbs/02_models.ipynb #35541693
 @dataclass
@@ -46,6 +46,19 @@ class ModelConfig:
         self.n_dec_layers = self.n_dec_layers or self.n_layers
 
 # %% ../nbs/02_models.ipynb #94649eba
+@dataclass
+class StackCtx:
+    "What every block of one stack forward shares: the scheme and its terms, the offset, the masks, the memory."
+    pe:PosEnc                  # the stack's scheme
+    off:int = 0                # position of the first query (tokens already in the cache)
+    causal:bool = False        # decoder stack
+    bias:torch.Tensor = None   # the scheme's shared (1, H, Tq, Tk) bias, computed once per forward
+    key_pad:torch.Tensor = None   # (B, T) True on real tokens, as a key mask (bidirectional stacks)
+    memory:torch.Tensor = None    # encoder output (B, S, D), for cross-attention
+    mem_pad:torch.Tensor = None   # (B, S) True on real source tokens
+    xpe:PosEnc = None             # the cross-attention scheme (`cross_pe=True`)
+    xbias:torch.Tensor = None     # its shared bias
+
 class Block(nn.Module):
     "Self-attention, optional cross-attention and feed-forward, each a residual sublayer (pre- or post-norm)."
     def __init__(self, cfg:ModelConfig, cross:bool=False):
@@ -62,14 +75,17 @@ class Block(nn.Module):
     def _sub(self, x, norm, fn):
         return x + self.drop(fn(norm(x))) if self.norm_first else norm(x + self.drop(fn(x)))
 
-    def forward(self, x, pe, layer, off=0, causal=False, bias=None, key_pad=None,
-                memory=None, mem_pad=None, xpe=None, xbias=None, cache=None):
-        x = pe.block(x, layer, off)
-        x = self._sub(x, self.n1, lambda h: self.attn(h, pe, layer, off, causal, bias, key_pad,
+    def forward(self, x:torch.Tensor, # (B, T, D) input of the block
+                ctx:StackCtx, # what every block of this stack forward shares
+                layer:int, # index of this block in its stack
+                cache:dict=None): # this layer's cache entry, {'self': …, 'cross': …}
+        "The block's output (B, T, D)."
+        x = ctx.pe.block(x, layer, ctx.off)
+        x = self._sub(x, self.n1, lambda h: self.attn(h, ctx.pe, layer, ctx.off, ctx.causal, ctx.bias, ctx.key_pad,
                                                       cache=None if cache is None else cache['self']))
         if self.xattn is not None:
-            x = self._sub(x, self.n2, lambda h: self.xattn(h, xpe, layer, off, False, xbias, mem_pad, memory,
-                                                           cache=None if cache is None else cache['cross']))
+            x = self._sub(x, self.n2, lambda h: self.xattn(h, ctx.xpe, layer, ctx.off, False, ctx.xbias, ctx.mem_pad,
+                                                           ctx.memory, cache=None if cache is None else cache['cross']))
         return self._sub(x, self.n3, self.ff)
 
 def rand_positions(n:int, # sample from positions 0..n−1
@@ -113,10 +129,8 @@ class Stack(nn.Module):
         Tq = x.shape[1]
         bias = self.pe.bias(Tq, off + Tq, off, 0, x.device)
         xbias = self.xpe.bias(Tq, memory.shape[1], off, 0, x.device) if self.xpe is not None else None
-        kp = None if self.causal else key_pad
-        for i, blk in enumerate(self.blocks):
-            x = blk(x, self.pe, i, off, self.causal, bias, kp, memory, mem_pad, self.xpe, xbias,
-                    None if cache is None else cache.layers[i])
+        ctx = StackCtx(self.pe, off, self.causal, bias, None if self.causal else key_pad, memory, mem_pad, self.xpe, xbias)
+        for i, blk in enumerate(self.blocks): x = blk(x, ctx, i, None if cache is None else cache.layers[i])
         return self.norm(x)
 
 # %% ../nbs/02_models.ipynb #80848959
