@@ -4,7 +4,7 @@
 
 # %% ../nbs/09_recipes.ipynb #4d6213b6
 from __future__ import annotations
-import json, math, os, platform, random, subprocess, sys, time, traceback
+import contextlib, json, math, os, platform, random, subprocess, sys, time, traceback
 from dataclasses import dataclass, asdict, field
 from datetime import datetime, timezone
 from pathlib import Path
@@ -253,36 +253,42 @@ def run_experiment(task:str, # a name from `task_names()`
                    out_dir:str|Path=None, # the run folder itself (default runs/adhoc/<task>__<pe>__s<seed>)
                    profile:str=None, # recorded in config.json (the sweep profile this run belongs to)
                    resume:bool=True, # continue from checkpoints/last.pt when the parameters are unchanged
+                   world=None, # a `posenc.distributed.World`: train data-parallel over its ranks, rank 0 writing the folder
                    **params) -> RunResult: # see `recipe_params(task)`
     "Run one experiment end to end and write its run folder."
     kind = task_kind(task)
     if pe not in pe_names(): raise ValueError(f"Unknown positional encoding {pe!r}. Valid names: {', '.join(pe_names())}")
     p = check_params(task, params)
     out = Path(out_dir) if out_dir is not None else project_root()/'runs'/'adhoc'/run_name(task, pe, seed)
-    out.mkdir(parents=True, exist_ok=True)
-    for f in ('metrics.json', 'error.json'):
-        if (out/f).exists(): (out/f).unlink()
-    old = json.loads((out/'config.json').read_text()) if (out/'config.json').is_file() else None
+    main = world is None or world.is_main   # with a world, rank 0 alone writes the run folder
+    if main:
+        out.mkdir(parents=True, exist_ok=True)
+        for f in ('metrics.json', 'error.json'):
+            if (out/f).exists(): (out/f).unlink()
+    old = json.loads((out/'config.json').read_text()) if main and (out/'config.json').is_file() else None
     machine = ('device', 'threads', 'progress')   # may change between sittings without changing the run
     strip = lambda d: {k: v for k, v in d.items() if k not in machine}
     same_params = old is not None and strip(old.get('params') or {}) == strip(to_jsonable(p))
     config = dict(task=task, kind=kind, pe=pe, seed=seed, profile=profile, params=p, model=None, train=None, data=None,
                   started=datetime.now(timezone.utc).isoformat(timespec='seconds'), **environment_info())
-    write_json(out/'config.json', config)
+    if world is not None: config['world'] = world.describe()
+    if main: write_json(out/'config.json', config)
     t0 = time.perf_counter()
     try:
         if p['threads']: torch.set_num_threads(p['threads'])
-        prep = _PREPARE[kind](task, p, seed)
+        with world.main_first() if world is not None else contextlib.nullcontext():   # rank 0 may fill a tokenizer cache first
+            prep = _PREPARE[kind](task, p, seed)
         seed_everything(seed)
         mcfg = _model_config(p, prep, pe)
         model = build_model('seq2seq' if kind == 'seq2seq' else 'mlm' if kind == 'mlm' else 'lm', mcfg)
         tcfg = _train_config(p, seed)
         config.update(model=asdict(mcfg), train=asdict(tcfg), data=prep.data)
-        write_json(out/'config.json', config)
-        trainer = Trainer(model, prep.get_batch, tcfg, prep.eval_fn, out)
+        if main: write_json(out/'config.json', config)
+        trainer = Trainer(model, prep.get_batch, tcfg, prep.eval_fn, out, world=world)
         t_fit = time.perf_counter()
         summ = trainer.fit(resume=resume and same_params)
         t_fit = time.perf_counter() - t_fit
+        if not main: return RunResult({}, model, prep.tok, trainer.log, out, config)   # the final evaluation is rank 0's
         model.eval()
         res = prep.final_fn(model, trainer)
         res, hyps = res if isinstance(res, tuple) else (res, None)
@@ -300,7 +306,7 @@ def run_experiment(task:str, # a name from `task_names()`
                        resumed_from=summ['resumed_from'], **res)
         write_json(out/'metrics.json', metrics)
     except BaseException as e:
-        write_json(out/'error.json', dict(status='failed', task=task, pe=pe, seed=seed, error=f"{type(e).__name__}: {e}",
+        if main: write_json(out/'error.json', dict(status='failed', task=task, pe=pe, seed=seed, error=f"{type(e).__name__}: {e}",
                                           traceback=traceback.format_exc(), wall_s=time.perf_counter() - t0))
         raise
     return RunResult(metrics, model, prep.tok, trainer.log, out, config)

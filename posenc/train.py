@@ -237,12 +237,15 @@ class Trainer:
                  cfg:TrainConfig, # optimiser, schedule, budget …
                  eval_fn=None, # model -> dict with 'val_loss' (called in eval mode, without gradients)
                  out_dir:str|Path=None, # run folder: log.jsonl and checkpoints/ go here (None: nothing written)
-                 callbacks:list=()): # functions called as cb(trainer) after every optimiser step
+                 callbacks:list=(), # functions called as cb(trainer) after every optimiser step
+                 world=None): # a `posenc.distributed.World`: train data-parallel with the other ranks (None: this process alone)
         self.model, self.get_batch, self.cfg, self.eval_fn = model, get_batch, cfg, eval_fn
         self.out_dir = Path(out_dir) if out_dir is not None else None
         self.callbacks = list(callbacks)
-        self.device = resolve_device(cfg.device)
+        self.world = world
+        self.device = world.device if world is not None else resolve_device(cfg.device)
         self.model.to(self.device)
+        self.net = world.wrap(model) if world is not None else model   # what the training step calls (DDP around the model)
         self.opt = make_optimizer(model, cfg)
         self.amp = cfg.amp and self.device.type == 'cuda' and torch.cuda.is_bf16_supported()
         self.step, self.tokens, self.elapsed, self.train_time = 0, 0, 0., 0.
@@ -250,6 +253,11 @@ class Trainer:
         self.last_eval = None   # the dict the latest evaluation returned
         self.log: list[dict] = []
         self.resumed_from = None
+
+    @property
+    def is_main(self) -> bool:
+        "True on the process that writes the run folder (rank 0, or the only process)."
+        return self.world is None or self.world.is_main
 
     # --- paths
     @property
@@ -273,16 +281,24 @@ class Trainer:
 
     # --- state
     def state_dict(self) -> dict:
-        return dict(model=self.model.state_dict(), optimizer=self.opt.state_dict(), step=self.step, tokens=self.tokens,
-                    elapsed=self.elapsed, train_time=self.train_time, best_val=self.best_val, best_step=self.best_step,
-                    last_val=self.last_val, rng=get_rng_state(), cfg=asdict(self.cfg))
+        "Everything a resume needs (with a world: collective, as it gathers every rank's RNG states)."
+        s = dict(model=self.model.state_dict(), optimizer=self.opt.state_dict(), step=self.step, tokens=self.tokens,
+                 elapsed=self.elapsed, train_time=self.train_time, best_val=self.best_val, best_step=self.best_step,
+                 last_val=self.last_val, rng=get_rng_state(), cfg=asdict(self.cfg))
+        if self.world is not None: s['rng_ranks'] = self.world.all_gather_object(s['rng'])
+        return s
     def load_state_dict(self, s:dict):
         self.model.load_state_dict(s['model']); self.opt.load_state_dict(s['optimizer'])
         for k in ('step', 'tokens', 'elapsed', 'train_time', 'best_val', 'best_step', 'last_val'): setattr(self, k, s[k])
-        set_rng_state(s['rng'])
+        w = self.world
+        if w is None or w.rank == 0: set_rng_state(s['rng'])
+        elif len(s.get('rng_ranks') or ()) == w.world_size: set_rng_state(s['rng_ranks'][w.rank])
+        else: seed_everything(w.rank_seed(self.cfg.seed, self.step))   # saved with another world size: a fresh stream per rank
     def save(self):
-        "Write checkpoints/last.pt."
-        if self.out_dir is not None: save_checkpoint(self.last_path, self.state_dict())
+        "Write checkpoints/last.pt (with a world: every rank calls it, rank 0 writes)."
+        if self.out_dir is None: return
+        s = self.state_dict()
+        if self.is_main: save_checkpoint(self.last_path, s)
     def load_best(self):
         "Load the weights of the best checkpoint (by validation loss) into the model, when there is one."
         if self.best_path is not None and self.best_path.is_file():
@@ -291,20 +307,25 @@ class Trainer:
 
     def _resume(self, resume):
         if self.out_dir is None: return
-        if resume and self.last_path.is_file():
-            self.load_state_dict(load_checkpoint(self.last_path, self.device))
-            self.resumed_from = self.step
-            self.log = [r for r in read_jsonl(self.log_path) if r['step'] <= self.step]
-            atomic_write(self.log_path, ''.join(json.dumps(r) + '\n' for r in self.log))
-        else:
-            self.out_dir.mkdir(parents=True, exist_ok=True)
-            for p in (self.last_path, self.best_path):
-                if p.exists(): p.unlink()
-            atomic_write(self.log_path, '')
+        state, log = None, []   # with a world, rank 0 decides and reads; the others get its checkpoint and log
+        if self.is_main:
+            if resume and self.last_path.is_file():
+                state = load_checkpoint(self.last_path, self.device if self.world is None else 'cpu')
+                log = [r for r in read_jsonl(self.log_path) if r['step'] <= state['step']]
+                atomic_write(self.log_path, ''.join(json.dumps(r) + '\n' for r in log))
+            else:
+                self.out_dir.mkdir(parents=True, exist_ok=True)
+                for p in (self.last_path, self.best_path):
+                    if p.exists(): p.unlink()
+                atomic_write(self.log_path, '')
+        if self.world is not None: state, log = self.world.broadcast_object((state, log))
+        if state is not None:
+            self.load_state_dict(state)
+            self.resumed_from, self.log = self.step, log
 
     def _write(self, rec:dict):
         self.log.append(rec)
-        if self.log_path is not None:
+        if self.log_path is not None and self.is_main:
             with open(self.log_path, 'a') as f: f.write(json.dumps(to_jsonable(rec)) + '\n')
 
     def evaluate(self) -> dict:
@@ -318,7 +339,7 @@ class Trainer:
         self.last_eval, self.last_val = out, out.get('val_loss')
         if self.last_val is not None and self.last_val < self.best_val:
             self.best_val, self.best_step = self.last_val, self.step
-            if self.out_dir is not None: save_checkpoint(self.best_path, dict(model=self.model.state_dict(), step=self.step, val_loss=self.last_val))
+            if self.out_dir is not None and self.is_main: save_checkpoint(self.best_path, dict(model=self.model.state_dict(), step=self.step, val_loss=self.last_val))
         return out
 
     def _nonfinite(self, what, value, lr):
@@ -328,35 +349,50 @@ class Trainer:
                             f"stopped before the update. {good}. Lower the learning rate, lengthen the warmup or clip gradients, "
                             "then resume from that checkpoint.")
 
+    def _step_loss(self, batch):
+        "Loss to differentiate, and the mean loss, targets and tokens of the whole step (every rank's rows)."
+        c = self.cfg
+        if self.world is None:
+            loss, n = batch_loss(self.net, batch, c.label_smoothing)
+            return loss, loss.detach(), n, batch_tokens(batch)
+        # sum over this rank's targets / targets of all ranks · world size: DDP's mean of the ranks' gradients is
+        # then exactly the gradient of the mean over every target of the step, however the targets fall on ranks
+        s, n = batch_loss(self.net, batch, c.label_smoothing, reduction='sum')
+        tot = self.world.all_reduce(torch.stack([s.detach().double(), s.new_tensor(n, dtype=torch.float64),
+                                                 s.new_tensor(batch_tokens(batch), dtype=torch.float64)]))
+        n_all = int(tot[1].item())
+        return s * (self.world.world_size / max(n_all, 1)), tot[0] / tot[1], n_all, int(tot[2].item())
+
     def fit(self, resume:bool=True) -> dict:
         "Train until the budget is spent (resuming from checkpoints/last.pt when present); returns a summary."
         c = self.cfg
         self._resume(resume)
-        if self.resumed_from is None: seed_everything(c.seed)
-        show = c.progress if c.progress is not None else sys.stderr.isatty()
+        if self.resumed_from is None: seed_everything(c.seed if self.world is None else self.world.rank_seed(c.seed))
+        show = (c.progress if c.progress is not None else sys.stderr.isatty()) and self.is_main
         bar = _Bar(c.max_steps if c.max_steps else c.max_tokens, show)
-        self.model.train()
+        self.net.train()
         t_start, el0 = time.perf_counter(), self.elapsed
         win = dict(loss=0., n=0, tok=0, t=0.)
         while not self.done():
             t0 = time.perf_counter()
             lr = self.lr_now()
             for g in self.opt.param_groups: g['lr'] = lr
-            batch = batch_to(self.get_batch(self.step), self.device)
+            batch = self.get_batch(self.step)
+            if self.world is not None: batch = self.world.shard(batch)   # this rank's rows of the step's batch
+            batch = batch_to(batch, self.device)
             with torch.autocast(self.device.type, torch.bfloat16, enabled=self.amp):
-                loss, n = batch_loss(self.model, batch, c.label_smoothing)
-            if not torch.isfinite(loss): self._nonfinite('loss', loss.item(), lr)
+                loss, mean, n, ntok = self._step_loss(batch)
+            if not torch.isfinite(mean): self._nonfinite('loss', mean.item(), lr)
             self.opt.zero_grad(set_to_none=True)
             loss.backward()
             gn = torch.nn.utils.clip_grad_norm_(self.model.parameters(), c.clip if c.clip else math.inf)
             if not torch.isfinite(gn): self._nonfinite('gradient norm', gn.item(), lr)
             self.opt.step()
-            ntok = batch_tokens(batch)
             self.step += 1; self.tokens += ntok
             if self.device.type == 'cuda': torch.cuda.synchronize()
             dt = time.perf_counter() - t0
             self.train_time += dt
-            win['loss'] += loss.item() * n; win['n'] += n; win['tok'] += ntok; win['t'] += dt
+            win['loss'] += mean.item() * n; win['n'] += n; win['tok'] += ntok; win['t'] += dt
             self.elapsed = el0 + time.perf_counter() - t_start
             last = self.done()
             do_eval = last or (c.eval_every and self.step % c.eval_every == 0)
