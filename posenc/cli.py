@@ -66,8 +66,9 @@ def status(profile:str='default', # smoke, default, cpu, gpu or a .toml file
            runs_dir:str=None, # the runs folder (default: runs/<profile>)
            verbose:bool=False, # list every run, not only the counts
           ):
-    "How far a profile's sweep has got: finished, failed, running, interrupted and not started runs."
+    "How far a profile's sweep has got: finished, failed, running, interrupted and not started runs (a failed one with its error)."
     from posenc import sweep as sw
+    from posenc.results import read_run
     rd = Path(runs_dir or profile_dirs(profile)['runs'])
     jobs = sw.plan(profile)
     states = {j.name: sw.run_state(rd, j.name) for j in jobs}
@@ -76,7 +77,9 @@ def status(profile:str='default', # smoke, default, cpu, gpu or a .toml file
     counts = {k: v for k, v in counts.items() if v or k in ('finished', 'todo')}
     print(f"{sw.profile_name(profile)}: {len(jobs)} runs in {rd}: " + ', '.join(f"{v} {k}" for k, v in counts.items()))
     for n, s in states.items():
-        if verbose or s in ('failed', 'interrupted', 'running'): print(f"  {s:<11} {n}")
+        if not (verbose or s in ('failed', 'interrupted', 'running')): continue
+        err = (read_run(rd/n, log=False)['error'] or {}).get('error') if s == 'failed' else None
+        print(f"  {s:<11} {n}" + (f": {str(err).splitlines()[0][:160]}" if err else ''))
     return 0
 
 def figures(profile:str='default', # the profile whose runs are drawn (a name or a .toml file)

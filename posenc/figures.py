@@ -4,87 +4,27 @@
 
 # %% ../nbs/11_figures.ipynb #af59ece4
 from __future__ import annotations
-import json, logging, math, random, re
+import json, logging, math, random
 from pathlib import Path
 import numpy as np
+import pandas as pd
+import seaborn as sns
 import torch
 from matplotlib.figure import Figure
-from .encodings import make_pe, sinusoid_table, alibi_slopes, t5_bucket, pe_names, PE_REGISTRY
+from matplotlib.patches import Patch
+from .encodings import make_pe, sinusoid_table, alibi_slopes, t5_bucket, pe_names
 from .train import write_json
+from .results import (NoData, TASK_KINDS, read_run, load_runs, pe_order, pe_rank, task_rank, select, tasks_of, by_pe,
+                            mean_std, ci95, ci95_interval, tidy, tidy_log, sentence_stats, score_from_stats, bootstrap_scores)
 
 # %% auto #0
-__all__ = ['log', 'TASK_KINDS', 'PE_COLORS', 'PE_MARKERS', 'ATTN_KINDS', 'FIGURES', 'NoData', 'read_run', 'load_runs', 'pe_order',
-           'pe_rank', 'pe_color', 'pe_marker', 'select', 'tasks_of', 'by_pe', 'mean_std', 'ci95', 'fake_runs',
-           'pe_params', 'trained_param', 'fig_pe_tables', 'fig_clock_hands', 'fig_dot_distance', 'mds2', 'fig_mds',
-           'fig_rope_distance', 'fig_bias_matrices', 'fig_loss_curves', 'sentence_stats', 'score_from_stats',
-           'bootstrap_scores', 'fig_translation', 'fig_lm', 'fig_synthetic', 'fig_extrapolation', 'fig_speed_params',
-           'read_attention', 'fig_attention', 'draw_all']
+__all__ = ['log', 'PE_COLORS', 'PE_MARKERS', 'ATTN_KINDS', 'FIGURES', 'pe_color', 'pe_marker', 'pe_hues', 'pe_palette',
+           'fake_runs', 'pe_params', 'trained_param', 'fig_pe_tables', 'fig_clock_hands', 'fig_dot_distance', 'mds2',
+           'fig_mds', 'fig_rope_distance', 'fig_bias_matrices', 'fig_loss_curves', 'fig_translation', 'fig_lm',
+           'fig_synthetic', 'fig_extrapolation', 'fig_speed_params', 'read_attention', 'fig_attention', 'draw_all']
 
 # %% ../nbs/11_figures.ipynb #5dfac7c8
 log = logging.getLogger('posenc.figures')
-
-TASK_KINDS = {'shakespeare': 'lm', 'shakespeare-mlm': 'mlm', 'ted-small': 'seq2seq', 'wmt14-small': 'seq2seq',
-              'copy': 'synthetic', 'reverse': 'synthetic', 'sort': 'synthetic', 'addition': 'synthetic'}
-
-class NoData(Exception):
-    "A figure or report section has no data to show; the message says which."
-
-def _json(p:Path):
-    try: return json.loads(Path(p).read_text())
-    except (FileNotFoundError, json.JSONDecodeError): return None
-
-def _jsonl(p:Path) -> list[dict]:
-    out = []
-    if Path(p).is_file():
-        for line in Path(p).read_text().splitlines():
-            try: out.append(json.loads(line))
-            except json.JSONDecodeError: pass   # a torn last line from a killed run
-    return out
-
-def read_run(d:str|Path) -> dict:
-    "One run folder as a flat record: id, task, kind, pe, seed, status, config, metrics, log, error."
-    d = Path(d)
-    cfg, met, err = _json(d/'config.json') or {}, _json(d/'metrics.json'), _json(d/'error.json')
-    m = re.match(r'(?P<task>.+?)__(?P<pe>.+?)__s(?P<seed>\d+)$', d.name)
-    task = cfg.get('task') or (m and m['task'])
-    pe = cfg.get('pe') or (m and m['pe'])
-    seed = cfg.get('seed', int(m['seed']) if m else None)
-    kind = (met or {}).get('kind') or cfg.get('kind') or TASK_KINDS.get(task)
-    if met is not None and str(met.get('status', 'done')).lower() not in ('failed', 'error'): status = 'done'
-    elif err is not None or met is not None: status = 'failed'
-    else: status = 'unfinished'
-    return dict(id=f"{d.parent.name}/{d.name}", dir=d, profile=cfg.get('profile', d.parent.name), task=task, kind=kind,
-                pe=pe, seed=seed, status=status, config=cfg, metrics=met or {}, error=err, log=_jsonl(d/'log.jsonl'))
-
-# %% ../nbs/11_figures.ipynb #f537af4f
-def _run_dirs(runs_dir:Path) -> list[Path]:
-    try:
-        from posenc.sweep import load_runs as _sweep_load
-    except ImportError: _sweep_load = None
-    if _sweep_load is not None:
-        try:
-            recs = _sweep_load(runs_dir, failed=True)
-            dirs = [Path(r.get(k)) for r in recs for k in ('dir', 'path', 'run_dir', 'folder') if r.get(k)]
-            if recs and len(dirs) == len(recs): return dirs
-        except Exception as e: log.info(f"posenc.sweep.load_runs failed ({e}); scanning {runs_dir} directly")
-    return sorted(p.parent for p in Path(runs_dir).rglob('config.json') if 'bench' not in p.relative_to(runs_dir).parts)
-
-def load_runs(runs_dir:str|Path) -> list[dict]:
-    "Every run under `runs_dir` (one profile's folder or the whole `runs/`), read by `read_run`, in a stable order."
-    runs_dir = Path(runs_dir)
-    if not runs_dir.is_dir(): return []
-    runs = [read_run(d) for d in _run_dirs(runs_dir)]
-    key = lambda r: (r['task'] or '', pe_rank(r['pe']), r['seed'] if r['seed'] is not None else -1, r['id'])
-    return sorted(runs, key=key)
-
-def pe_order() -> list[str]:
-    "Every registered encoding in registration order (the notebooks' order): the one order of every table and figure."
-    return list(PE_REGISTRY)
-
-def pe_rank(pe:str) -> int:
-    "Position of `pe` in `pe_order()` (unknown names last)."
-    order = pe_order()
-    return order.index(pe) if pe in order else len(order)
 
 # tab10 first (the colours the first ten encodings always had), then ten more that differ from them and each other
 PE_COLORS = ['#1f77b4', '#ff7f0e', '#2ca02c', '#d62728', '#9467bd', '#8c564b', '#e377c2', '#7f7f7f', '#bcbd22', '#17becf',
@@ -99,38 +39,13 @@ def pe_marker(pe:str) -> str:
     "The marker of `pe`: 'o' for the first 20 encodings, another one each time the colours come round again."
     return PE_MARKERS[(pe_rank(pe) // len(PE_COLORS)) % len(PE_MARKERS)]
 
-# %% ../nbs/11_figures.ipynb #19418e39
-def select(runs:list[dict], task:str=None, kind:str=None, pe:str=None, status:str='done') -> list[dict]:
-    "The runs matching every given field (finished ones by default; `status=None` for all)."
-    return [r for r in runs if (task is None or r['task'] == task) and (kind is None or r['kind'] == kind)
-            and (pe is None or r['pe'] == pe) and (status is None or r['status'] == status)]
+def pe_hues(pes) -> list[str]:
+    "The encodings among `pes` (once each) in `pe_order`: the `hue_order` of every seaborn call."
+    return sorted(set(pes), key=lambda p: (pe_rank(p), p))
 
-def tasks_of(runs:list[dict], kind:str=None) -> list[str]:
-    "Tasks with at least one finished run (of `kind`), in a stable order."
-    order = list(TASK_KINDS)
-    ts = {r['task'] for r in select(runs, kind=kind)}
-    return sorted(ts, key=lambda t: (order.index(t) if t in order else len(order), t))
-
-def by_pe(runs:list[dict]) -> dict[str, list[dict]]:
-    "Runs grouped by positional encoding, in `pe_order()`, each group sorted by seed."
-    out = {}
-    for r in sorted(runs, key=lambda r: (pe_rank(r['pe']), r['pe'], r['seed'] or 0)): out.setdefault(r['pe'], []).append(r)
-    return out
-
-_T975 = [12.706, 4.303, 3.182, 2.776, 2.571, 2.447, 2.365, 2.306, 2.262, 2.228, 2.201, 2.179, 2.160, 2.145, 2.131,
-         2.120, 2.110, 2.101, 2.093, 2.086, 2.080, 2.074, 2.069, 2.064, 2.060, 2.056, 2.052, 2.048, 2.045, 2.042]
-
-def mean_std(xs) -> tuple[float, float, int]:
-    "Mean, sample standard deviation (0 for one value) and count of the finite values in `xs`."
-    a = np.array([x for x in xs if isinstance(x, (int, float)) and math.isfinite(x)], dtype=float)
-    if len(a) == 0: return math.nan, math.nan, 0
-    return float(a.mean()), float(a.std(ddof=1)) if len(a) > 1 else 0., len(a)
-
-def ci95(xs) -> float:
-    "Half-width of the 95% confidence interval of the mean of `xs` (Student's t; NaN below two values)."
-    m, s, n = mean_std(xs)
-    if n < 2: return math.nan
-    return (_T975[n - 2] if n - 1 <= len(_T975) else 1.96) * s / math.sqrt(n)
+def pe_palette(pes) -> dict:
+    "{encoding: colour} for seaborn's `palette=`."
+    return {p: pe_color(p) for p in pe_hues(pes)}
 
 # %% ../nbs/11_figures.ipynb #de12c9bd
 _WORDS = ('the cat dog house river city old new small large red blue green sees takes gives finds near over under '
@@ -410,86 +325,47 @@ def fig_bias_matrices(runs:list[dict], # loaded runs (head count, trained T5 tab
     return fig
 
 # %% ../nbs/11_figures.ipynb #18813066
-def _band(runs:list[dict], x:str, y:str):
-    "Common x (the first run's) and the mean/std of y over runs (interpolated), from the logs."
-    curves = [[(rec[x], rec[y]) for rec in r['log'] if rec.get(x) is not None and rec.get(y) is not None] for r in runs]
-    curves = [np.array(c, dtype=float) for c in curves if len(c) >= 2]
-    if not curves: return None
-    gx = curves[0][:, 0]
-    Y = np.stack([np.interp(gx, c[:, 0], c[:, 1], left=np.nan, right=np.nan) for c in curves])
-    return gx, np.nanmean(Y, 0), (np.nanstd(Y, 0, ddof=1) if len(Y) > 1 else np.zeros_like(gx))
+def _legend(ax, **kw):
+    "Move seaborn's legend of `ax` to the best place, small and without a title (nothing when there is none)."
+    if ax.get_legend() is not None: sns.move_legend(ax, 'best', title=None, fontsize=7, **kw)
 
 def fig_loss_curves(runs:list[dict], # loaded runs (finished and failed ones both have logs)
                     y:str='train_loss'): # 'train_loss' or 'val_loss'
     "Loss against steps and against wall time, per task and encoding (mean ± std over seeds)."
     rs = [r for r in runs if r['log'] and r['status'] in ('done', 'failed')]
-    tasks = [t for t in dict.fromkeys(r['task'] for r in sorted(rs, key=lambda r: list(TASK_KINDS).index(r['task']) if r['task'] in TASK_KINDS else 99))]
+    tasks = sorted({r['task'] for r in rs}, key=lambda t: (task_rank(t), t))
     if not tasks: raise NoData('no run has a log.jsonl')
     fig = _fig(9, 2.3 * len(tasks)); axs = fig.subplots(len(tasks), 2, squeeze=False)
     for row, task in zip(axs, tasks):
-        for pe, group in by_pe([r for r in rs if r['task'] == task]).items():
-            for a, x in zip(row, ('step', 'time')):
-                b = _band(group, x, y)
-                if b is None: continue
-                gx, m, s = b
-                if x == 'time':   # the mean time at each step
-                    bt = _band(group, 'step', 'time'); gx = bt[1] if bt is not None and len(bt[1]) == len(m) else gx
-                a.plot(gx, m, color=pe_color(pe), label=f'{pe} (n={len(group)})', lw=1.2)
-                a.fill_between(gx, m - s, m + s, color=pe_color(pe), alpha=0.2, lw=0)
+        df = tidy_log([r for r in rs if r['task'] == task], y, 'time').dropna(subset=[y])
+        n = df.groupby('pe').id.nunique()
+        df['encoding'] = [f'{p} (n={n[p]})' for p in df.pe]      # the legend says how many seeds each line averages
+        hues = {f'{p} (n={n[p]})': pe_color(p) for p in pe_hues(df.pe)}
+        df['mean time'] = df.groupby(['pe', 'step'])['time'].transform('mean')
+        for a, x in zip(row, ('step', 'mean time')):
+            if len(df): sns.lineplot(data=df, x=x, y=y, hue='encoding', hue_order=list(hues), palette=hues, errorbar='sd',
+                                     lw=1.2, legend=x == 'step', ax=a)
         row[0].set(title=f'{task}: {y.replace("_", " ")}', xlabel='step', ylabel='loss (nats/token)')
-        row[1].set(title=f'{task}: against wall time', xlabel='seconds')
-        if row[0].lines: row[0].legend(fontsize=7)
+        row[1].set(title=f'{task}: against wall time', xlabel='seconds', ylabel='')
+        _legend(row[0])
     return fig
 
-# %% ../nbs/11_figures.ipynb #16ddc0f1
-def _metric(name:str):
-    from sacrebleu.metrics import BLEU, CHRF
-    return {'bleu': BLEU, 'chrf': CHRF}[name]()
-
-def _read_lines(p:Path) -> list[str]: return Path(p).read_text(encoding='utf-8').rstrip('\n').split('\n')
-
-def sentence_stats(run:dict, metric:str='bleu', decode:str='beam') -> np.ndarray:
-    "sacrebleu's per-sentence sufficient statistics (N, k) of a translation run's hypotheses, or None."
-    d = Path(run['dir']); h, r = d/f'hyp.{decode}.txt', d/'ref.txt'
-    if not (h.is_file() and r.is_file()): return None
-    hyps, refs = _read_lines(h), _read_lines(r)
-    if len(hyps) != len(refs): return None
-    return np.array(_metric(metric)._extract_corpus_statistics(hyps, [refs]), dtype=np.float64)
-
-def score_from_stats(metric:str, stats:np.ndarray) -> float:
-    "The corpus score from summed sufficient statistics."
-    return _metric(metric)._compute_score_from_stats(list(stats)).score
-
-def bootstrap_scores(groups:dict[str, list[dict]], # {pe: runs of one task}
-                     metric:str='bleu', decode:str='beam',
-                     n:int=1000, # resamples
-                     seed:int=0) -> dict[str, np.ndarray]:
-    "Per system, `n` bootstrap replicates of the seed-averaged corpus score, all on the same sentence resamples."
-    stats = {pe: [s for s in (sentence_stats(r, metric, decode) for r in rs) if s is not None] for pe, rs in groups.items()}
-    stats = {pe: s for pe, s in stats.items() if s}
-    if not stats: return {}
-    N = len(next(iter(stats.values()))[0])
-    if any(len(s) != N for ss in stats.values() for s in ss): raise NoData('hypothesis files of different lengths')
-    W = np.random.default_rng(seed).multinomial(N, np.full(N, 1 / N), size=n).astype(np.float64)   # (n, N) counts
-    m = _metric(metric)
-    return {pe: np.mean([[m._compute_score_from_stats(list(row)).score for row in W @ s] for s in ss], 0)
-            for pe, ss in stats.items()}
-
 # %% ../nbs/11_figures.ipynb #2a07abeb
-def _bar_panel(ax, groups:dict[str, list[dict]], get, ylabel:str, boot:dict=None):
-    "Bars of the mean over seeds per encoding, seed dots, 95% seed interval and an optional bootstrap interval."
-    for i, (pe, rs) in enumerate(groups.items()):
-        xs = [v for v in (get(r) for r in rs) if v is not None]
-        if not xs: continue
-        m, s, k = mean_std(xs)
-        ax.bar(i, m, color=pe_color(pe), alpha=0.6, width=0.7)
-        ax.scatter(np.full(len(xs), i) + np.linspace(-0.12, 0.12, len(xs)), xs, color='k', s=8, zorder=3)
-        c = ci95(xs)
-        if not math.isnan(c): ax.errorbar(i - 0.08, m, yerr=c, color='k', capsize=3, lw=1)
-        if boot and pe in boot:
-            lo, hi = np.percentile(boot[pe], [2.5, 97.5])
-            ax.errorbar(i + 0.08, m, yerr=[[max(m - lo, 0)], [max(hi - m, 0)]], color='0.5', capsize=3, lw=1)
-    ax.set_xticks(range(len(groups)), list(groups), rotation=30, fontsize=8); ax.set_ylabel(ylabel)
+def _bar_panel(ax, df:pd.DataFrame, # tidy rows of one measure (`posenc.results.tidy`)
+               ylabel:str, boot:dict=None): # {pe: bootstrap replicates}, drawn as a grey interval
+    "Bars of the mean over seeds per encoding, its 95% interval (Student's t), seed dots and an optional bootstrap interval."
+    order = pe_hues(df.pe)
+    if not order: return
+    sns.barplot(data=df, x='pe', y='value', hue='pe', order=order, hue_order=order, palette=pe_palette(order), saturation=1,
+                alpha=0.6, width=0.7, errorbar=ci95_interval, capsize=0.25, err_kws=dict(color='k', lw=1), legend=False, ax=ax)
+    sns.stripplot(data=df, x='pe', y='value', order=order, color='k', size=3, jitter=0.12, ax=ax)
+    if boot:
+        bt = pd.DataFrame([(p, v) for p in order if p in boot for v in boot[p]], columns=['pe', 'value'])
+        k = len(ax.lines)
+        sns.pointplot(data=bt, x='pe', y='value', order=order, errorbar=('pi', 95), color='0.5', markers='', linestyle='none',
+                      capsize=0.15, err_kws=dict(lw=1), ax=ax)
+        for l in ax.lines[k:]: l.set_xdata(np.asarray(l.get_xdata(), float) + 0.2)   # beside the seed interval
+    ax.set_xticks(range(len(order)), order, rotation=30, fontsize=8); ax.set(xlabel='', ylabel=ylabel)
 
 def fig_translation(runs:list[dict], # loaded runs
                     n_boot:int=1000): # bootstrap resamples (0: seed intervals only)
@@ -498,11 +374,11 @@ def fig_translation(runs:list[dict], # loaded runs
     if not tasks: raise NoData('no finished translation run')
     fig = _fig(8, 2.8 * len(tasks)); axs = fig.subplots(len(tasks), 2, squeeze=False)
     for row, task in zip(axs, tasks):
-        groups = by_pe(select(runs, task=task))
+        rs = select(runs, task=task)
         for a, metric in zip(row, ('bleu', 'chrf')):
-            try: boot = bootstrap_scores(groups, metric, n=n_boot) if n_boot else None
+            try: boot = bootstrap_scores(by_pe(rs), metric, n=n_boot) if n_boot else None
             except NoData as e: boot = None; log.info(f'{task}: no bootstrap ({e})')
-            _bar_panel(a, groups, lambda r: (r['metrics'].get(metric) or {}).get('beam'), f'{metric.upper()} (beam)', boot)
+            _bar_panel(a, tidy(rs, f'{metric}.beam'), f'{metric.upper()} (beam)', boot)
             a.set_title(f'{task}: {metric.upper()}' + (' (black: seeds, grey: bootstrap 95%)' if boot else ''), fontsize=9)
     return fig
 
@@ -515,10 +391,10 @@ def fig_lm(runs:list[dict]):
     if not panels: raise NoData('no finished language-model run (lm or mlm)')
     fig = _fig(3 * len(panels), 2.8); axs = np.atleast_1d(fig.subplots(1, len(panels)))
     for a, (task, key, label) in zip(axs, panels):
-        _bar_panel(a, by_pe(select(runs, task=task)), lambda r: r['metrics'].get(key), label)
+        df = tidy(select(runs, task=task), key)
+        _bar_panel(a, df, label)
         a.set_title(task, fontsize=9)
-        vals = [r['metrics'].get(key) for r in select(runs, task=task) if r['metrics'].get(key) is not None]
-        if vals: a.set_ylim(min(vals) * 0.9, max(vals) * 1.05)
+        if len(df): a.set_ylim(df.value.min() * 0.9, df.value.max() * 1.05)
     return fig
 
 # %% ../nbs/11_figures.ipynb #fdc22899
@@ -528,50 +404,58 @@ def fig_synthetic(runs:list[dict]):
     if not tasks: raise NoData('no finished synthetic-task run')
     fig = _fig(3.3 * len(tasks) + 0.5, 2.8); axs = np.atleast_1d(fig.subplots(1, len(tasks)))
     for a, task in zip(axs, tasks):
-        tl = None
-        for pe, rs in by_pe(select(runs, task=task)).items():
-            lens = sorted({int(k) for r in rs for k in r['metrics'].get('acc_by_len', {})})
-            M = np.array([[r['metrics'].get('acc_by_len', {}).get(str(n), np.nan) for n in lens] for r in rs], dtype=float)
-            if not lens: continue
-            m = np.nanmean(M, 0); s = np.nanstd(M, 0, ddof=1) if len(M) > 1 else np.zeros_like(m)
-            a.plot(lens, m, '-', marker=pe_marker(pe), color=pe_color(pe), label=pe, ms=3, lw=1.2)
-            a.fill_between(lens, np.clip(m - s, 0, 1), np.clip(m + s, 0, 1), color=pe_color(pe), alpha=0.2, lw=0)
-            tl = tl or rs[0]['metrics'].get('train_max_len')
+        rs = select(runs, task=task)
+        df = tidy(rs, 'acc_by_len'); hues = pe_hues(df.pe)
+        if len(df): sns.lineplot(data=df, x='length', y='value', hue='pe', hue_order=hues, palette=pe_palette(hues), style='pe',
+                                 style_order=hues, markers={p: pe_marker(p) for p in hues}, dashes=False, markersize=4, mew=0,
+                                 lw=1.2, errorbar='sd', legend=a is axs[0], ax=a)
+        tl = next((r['metrics']['train_max_len'] for r in rs if r['metrics'].get('train_max_len')), None)
+        a.set_xscale('log', base=2)
         if tl:
             a.axvline(tl, color='k', ls='--', lw=1); a.axvspan(tl, a.get_xlim()[1], color='0.9', zorder=0)
             a.text(tl, 0.02, ' train max', fontsize=7)
-        a.set(title=task, xlabel='length', ylabel='accuracy', ylim=(-0.02, 1.02)); a.set_xscale('log', base=2)
-    axs[0].legend(fontsize=7)
+        a.set(title=task, xlabel='length', ylabel='accuracy', ylim=(-0.02, 1.02))
+    _legend(axs[0])
     return fig
 
 # %% ../nbs/11_figures.ipynb #fbf45726
+_EVAL = {'extrapolation.sliding_loss': 'sliding', 'extrapolation.chunked_loss': 'chunked'}
+
+def _by_position(rs:list[dict], bins:int) -> pd.DataFrame:
+    "Loss at each position of the longest evaluation, averaged over windows of positions, one row per run and window."
+    rows = []
+    for r in rs:
+        lbp = r['metrics']['extrapolation'].get('loss_by_pos') or {}
+        if not lbp: continue
+        c = np.asarray(lbp[str(max(map(int, lbp)))], float)
+        w = max(1, len(c) // bins); nb = len(c) // w
+        rows += [dict(id=r['id'], pe=r['pe'], position=i * w + w / 2, value=v) for i, v in enumerate(c[:nb * w].reshape(nb, w).mean(1))]
+    df = pd.DataFrame(rows, columns=['id', 'pe', 'position', 'value'])
+    return df[df.position <= df.groupby('id').position.max().min()] if len(df) else df   # the positions every run has
+
 def fig_extrapolation(runs:list[dict], bins:int=64):
     "LM loss against evaluation length (chunked and sliding) and against position, per encoding."
     tasks = [t for t in tasks_of(runs, 'lm') if any(r['metrics'].get('extrapolation') for r in select(runs, task=t))]
     if not tasks: raise NoData('no finished LM run with extrapolation results')
     fig = _fig(9, 2.8 * len(tasks)); axs = fig.subplots(len(tasks), 2, squeeze=False)
     for row, task in zip(axs, tasks):
-        L = None
-        for pe, rs in by_pe(select(runs, task=task)).items():
-            ex = [r['metrics']['extrapolation'] for r in rs if r['metrics'].get('extrapolation')]
-            if not ex: continue
-            L, lens = ex[0]['train_len'], ex[0]['lengths']
-            for key, ls in (('chunked_loss', '--'), ('sliding_loss', '-')):
-                M = np.array([e.get(key) or [np.nan] * len(lens) for e in ex], dtype=float)
-                row[0].plot(lens, np.nanmean(M, 0), ls, marker=pe_marker(pe), ms=3, color=pe_color(pe), lw=1.2,
-                            label=pe if key == 'sliding_loss' else None)
-            longest = str(max(int(k) for k in ex[0].get('loss_by_pos', {'0': 0})))
-            curves = [np.asarray(e['loss_by_pos'][longest], float) for e in ex if longest in e.get('loss_by_pos', {})]
-            if curves:
-                c = np.nanmean(np.stack([x[:min(map(len, curves))] for x in curves]), 0)
-                w = max(1, len(c) // bins); nb = len(c) // w
-                row[1].plot(np.arange(nb) * w + w / 2, c[:nb * w].reshape(nb, w).mean(1), color=pe_color(pe), lw=1.2, label=pe)
+        rs = [r for r in select(runs, task=task) if r['metrics'].get('extrapolation')]
+        L = rs[0]['metrics']['extrapolation'].get('train_len')
+        df = tidy(rs, *_EVAL); hues = pe_hues(df.pe)
+        for key, dash in (('extrapolation.sliding_loss', ''), ('extrapolation.chunked_loss', (4, 2))):
+            d = df[df.metric == key]
+            if len(d): sns.lineplot(data=d, x='length', y='value', hue='pe', hue_order=hues, palette=pe_palette(hues), style='pe',
+                                    style_order=hues, markers={p: pe_marker(p) for p in hues}, dashes={p: dash for p in hues},
+                                    markersize=4, mew=0, lw=1.2, errorbar='sd', legend=dash == '', ax=row[0])
+        pos = _by_position(rs, bins)
+        if len(pos): sns.lineplot(data=pos, x='position', y='value', hue='pe', hue_order=pe_hues(pos.pe),
+                                  palette=pe_palette(pos.pe), errorbar='sd', lw=1.2, legend=False, ax=row[1])
         row[0].set_xscale('log', base=2)
         row[0].set(title=f'{task}: loss vs evaluation length (– sliding, -- chunked)', xlabel='evaluation length', ylabel='loss')
         row[0].title.set_fontsize(9)
         if L: row[0].axvline(L, color='k', ls=':', lw=1); row[1].axvline(L, color='k', ls=':', lw=1)
         row[1].set(title=f'{task}: loss vs position (longest evaluation)', xlabel='position', ylabel='loss')
-        row[1].title.set_fontsize(9); row[0].legend(fontsize=7)
+        row[1].title.set_fontsize(9); _legend(row[0])
     return fig
 
 # %% ../nbs/11_figures.ipynb #5e3e1a83
@@ -581,16 +465,20 @@ def fig_speed_params(runs:list[dict]):
     if not tasks: raise NoData('no finished run')
     fig = _fig(8, 2.4 * len(tasks)); axs = fig.subplots(len(tasks), 2, squeeze=False)
     for row, task in zip(axs, tasks):
-        groups = by_pe(select(runs, task=task))
-        _bar_panel(row[0], groups, lambda r: r['metrics'].get('tok_per_s'), 'tokens / s')
+        rs = select(runs, task=task)
+        _bar_panel(row[0], tidy(rs, 'tok_per_s'), 'tokens / s')
         row[0].set_title(f'{task}: training throughput', fontsize=9)
-        names = list(groups)
-        pe_n = [groups[p][0]['metrics'].get('params', {}).get('pe', 0) for p in names]
-        oth = [groups[p][0]['metrics'].get('params', {}).get('other', 0) for p in names]
-        row[1].bar(range(len(names)), oth, color='0.75', label='other')
-        row[1].bar(range(len(names)), pe_n, bottom=oth, color=[pe_color(p) for p in names], label='positional')
-        row[1].set_xticks(range(len(names)), names, rotation=30, fontsize=8)
-        row[1].set(title=f'{task}: parameters', ylabel='count'); row[1].title.set_fontsize(9); row[1].legend(fontsize=7)
+        p = tidy(rs, 'params.pe', 'params.other').pivot_table(index=['id', 'pe'], columns='metric', values='value').reset_index()
+        p = p.reindex(columns=['id', 'pe', 'params.pe', 'params.other']).fillna(0.)
+        p['all'] = p['params.pe'] + p['params.other']
+        hues = pe_hues(p.pe)    # the encoding's own parameters in its colour, stacked on the others in grey
+        sns.barplot(data=p, x='pe', y='all', hue='pe', order=hues, hue_order=hues, palette=pe_palette(hues), saturation=1,
+                    errorbar=None, legend=False, ax=row[1])
+        sns.barplot(data=p, x='pe', y='params.other', order=hues, color='0.75', saturation=1, errorbar=None, ax=row[1])
+        row[1].set_xticks(range(len(hues)), hues, rotation=30, fontsize=8)
+        row[1].set(title=f'{task}: parameters', xlabel='', ylabel='count'); row[1].title.set_fontsize(9)
+        row[1].legend(handles=[Patch(color='0.75', label='other'), Patch(facecolor='w', edgecolor='k', lw=0.5, label='positional (its colour)')],
+                      loc='lower right', fontsize=7)
     return fig
 
 # %% ../nbs/11_figures.ipynb #73864193

@@ -14,7 +14,7 @@ import posenc
 from .encodings import pe_names
 from .models import ModelConfig, build_model, param_counts
 from .data import get_corpus, tinyshakespeare, project_root, CORPORA
-from .tasks import TASKS, make_task
+from .tasks import TASKS, TASK_KINDS, make_task
 from .tokenize import (BOS_ID, EOS_ID, SPECIAL_TOKENS, N_SPECIAL, CharTokenizer, task_tokenizer, encode_task, bpe_tokenizer, encode_pairs, PairBatcher,
                              LMBatcher, collate_lm_task, collate_pairs)
 from .train import (TrainConfig, Trainer, eval_loss, mask_tokens, step_generator, seed_everything, write_json,
@@ -23,13 +23,10 @@ from .evaluate import (rope_schemes, rope_scaling_eval, lm_metrics, mlm_metrics,
                              accuracy_summary, attention_maps)
 
 # %% auto #0
-__all__ = ['TASK_KINDS', 'CONTRACT_KEYS', 'TIMING_KEYS', 'task_names', 'task_kind', 'recipe_params', 'check_params', 'run_name',
+__all__ = ['CONTRACT_KEYS', 'TIMING_KEYS', 'task_names', 'task_kind', 'recipe_params', 'check_params', 'run_name',
            'environment_info', 'StepBatches', 'RunResult', 'run_experiment', 'check_run_dir', 'comparable']
 
 # %% ../nbs/09_recipes.ipynb #9a6b9965
-TASK_KINDS = {'shakespeare': 'lm', 'shakespeare-mlm': 'mlm', 'ted-small': 'seq2seq', 'wmt14-small': 'seq2seq',
-              'iwslt2017': 'seq2seq', 'wmt14': 'seq2seq', **{t: 'synthetic' for t in TASKS}}
-
 _COMMON = dict(
     # model
     d_model=64, n_heads=4, n_layers=2, d_ff=None, dropout=0.1, attn_dropout=0., norm_first=True, activation='gelu',

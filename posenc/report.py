@@ -7,17 +7,19 @@ from __future__ import annotations
 import json, math, os, re, shutil, tempfile, time
 from pathlib import Path
 import numpy as np
-from .figures import (load_runs, select, tasks_of, by_pe, mean_std, ci95, bootstrap_scores, pe_rank, pe_order,
-                            NoData, TASK_KINDS, log)
+import logging
+from .results import (NoData, load_runs, select, tasks_of, by_pe, pe_rank, pe_order, mean_std, pe_means, best_pe,
+                            bootstrap_scores, t_pvalue, welch, boot_p)
+
+log = logging.getLogger('posenc.report')
 
 # %% auto #0
-__all__ = ['SEC_WHY', 'SEC_ENCODINGS', 'DATA_NOTES', 'LOW_BLEU', 'SCALINGS', 'CROSSREF_LUA', 'TYPST_META', 'num', 'pm',
-           'md_escape', 'md_table', 't_pvalue', 'welch', 'boot_p', 'ReportContext', 'front_matter', 'sec_encodings',
-           'sec_setup', 'pe_means', 'best_pe', 'top_bleu', 'low_bleu_caveat', 'sec_translation', 'sec_lm',
-           'sec_synthetic', 'sec_results', 'sec_extrapolation', 'sec_rope_scaling', 'sec_speed', 'sec_examples',
-           'fmt_p', 'judge', 'compare', 'conclusion_vaswani', 'conclusion_press', 'conclusion_kazemnejad',
-           'conclusion_rope', 'sec_conclusions', 'sec_runs', 'headline', 'headline_markdown', 'sec_glance',
-           'report_markdown', 'render_html', 'render_pdf', 'build_report']
+__all__ = ['log', 'SEC_WHY', 'SEC_ENCODINGS', 'DATA_NOTES', 'LOW_BLEU', 'SCALINGS', 'CROSSREF_LUA', 'TYPST_META', 'num', 'pm',
+           'md_escape', 'md_table', 'ReportContext', 'front_matter', 'sec_encodings', 'sec_setup', 'top_bleu',
+           'low_bleu_caveat', 'sec_translation', 'sec_lm', 'sec_synthetic', 'sec_results', 'sec_extrapolation',
+           'sec_rope_scaling', 'sec_speed', 'sec_examples', 'fmt_p', 'judge', 'compare', 'conclusion_vaswani',
+           'conclusion_press', 'conclusion_kazemnejad', 'conclusion_rope', 'sec_conclusions', 'sec_runs', 'headline',
+           'headline_markdown', 'sec_glance', 'report_markdown', 'render_html', 'render_pdf', 'build_report']
 
 # %% ../nbs/12_report.ipynb #e1f6bb8d
 def num(x, nd:int=2) -> str:
@@ -44,50 +46,6 @@ def md_table(header:list, rows:list, caption:str=None, label:str=None) -> str:
     out += ['| ' + ' | '.join(r) + ' |' for r in cells]
     if caption: out += ['', f': {caption}' + (f' {{#tbl-{label}}}' if label else '')]
     return '\n'.join(out) + '\n'
-
-# %% ../nbs/12_report.ipynb #56c23b6c
-def _betacf(a, b, x, it=300, eps=1e-14):
-    "Continued fraction of the incomplete beta function (modified Lentz)."
-    tiny = 1e-300
-    c, d = 1., 1. - (a + b) * x / (a + 1)
-    d = 1. / (d if abs(d) > tiny else tiny); h = d
-    for m in range(1, it):
-        for num_ in (m * (b - m) * x / ((a + 2 * m - 1) * (a + 2 * m)), -(a + m) * (a + b + m) * x / ((a + 2 * m) * (a + 2 * m + 1))):
-            d = 1. + num_ * d; d = 1. / (d if abs(d) > tiny else tiny)
-            c = 1. + num_ / c; c = c if abs(c) > tiny else tiny
-            h *= d * c
-        if abs(d * c - 1.) < eps: break
-    return h
-
-def _betainc(a, b, x):
-    "Regularised incomplete beta I_x(a, b)."
-    if x <= 0: return 0.
-    if x >= 1: return 1.
-    lb = math.lgamma(a + b) - math.lgamma(a) - math.lgamma(b) + a * math.log(x) + b * math.log(1 - x)
-    if x < (a + 1) / (a + b + 2): return math.exp(lb) * _betacf(a, b, x) / a
-    return 1. - math.exp(lb) * _betacf(b, a, 1 - x) / b
-
-# %% ../nbs/12_report.ipynb #dfa4cfcb
-def t_pvalue(t:float, dof:float) -> float:
-    "Two-sided p-value of Student's t statistic."
-    if not math.isfinite(t): return 0. if math.isinf(t) else math.nan
-    return _betainc(dof / 2, 0.5, dof / (dof + t * t))
-
-def welch(a, b) -> dict:
-    "Difference of means a − b, its standard error and Welch's two-sided p (NaN with fewer than two values a side)."
-    (ma, sa, na), (mb, sb, nb) = mean_std(a), mean_std(b)
-    d = ma - mb
-    if na < 2 or nb < 2: return dict(diff=d, se=math.nan, p=math.nan, n=(na, nb))
-    va, vb = sa * sa / na, sb * sb / nb
-    se = math.sqrt(va + vb)
-    if se == 0: return dict(diff=d, se=0., p=1. if d == 0 else 0., n=(na, nb))
-    dof = (va + vb) ** 2 / (va * va / (na - 1) + vb * vb / (nb - 1))
-    return dict(diff=d, se=se, p=t_pvalue(d / se, dof), n=(na, nb))
-
-def boot_p(boot_a:np.ndarray, boot_b:np.ndarray) -> float:
-    "Two-sided paired-bootstrap p-value of a − b from replicates made on the same resamples."
-    d = np.asarray(boot_a) - np.asarray(boot_b)
-    return float(min(1., 2 * min((d <= 0).mean(), (d >= 0).mean())))
 
 # %% ../nbs/12_report.ipynb #a91db817
 class ReportContext:
@@ -262,17 +220,6 @@ def _failed_note(ctx, task) -> str:
     if not bad: return ''
     return (f"\n{len(bad)} run(s) of {task} did not finish and are left out of the table: "
             + ', '.join(f"`{r['id']}` ({r['status']})" for r in bad) + '.\n')
-
-def pe_means(groups:dict, get) -> dict:
-    "Mean over seeds of `get(run)` for each encoding of `groups` (encoding → runs) that has a finite value."
-    means = {pe: mean_std([get(r) for r in rs])[0] for pe, rs in groups.items()}
-    return {k: v for k, v in means.items() if math.isfinite(v)}
-
-def best_pe(groups:dict, get, higher:bool=True) -> str:
-    "The encoding with the best mean over seeds of `get(run)`."
-    means = pe_means(groups, get)
-    if not means: return None
-    return (max if higher else min)(means, key=means.get)
 
 _bleu = lambda r: (r['metrics'].get('bleu') or {}).get('beam')
 

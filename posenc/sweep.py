@@ -15,8 +15,7 @@ from .data import project_root
 __all__ = ['SYNTHETIC_TASKS', 'TRANSLATION_TASKS', 'TASK_TEMPLATES', 'PROFILE_KEYS', 'PROFILES', 'templates_dir', 'template_path',
            'task_available', 'profiles_dir', 'load_profile', 'is_profile_file', 'profile_name', 'get_profile', 'Job',
            'plan', 'skips_task', 'template_params', 'check_params', 'check_profile', 'run_paths', 'run_state',
-           'prepare_run', 'publish_run', 'strip_paths', 'Stopped', 'run_job', 'time_left', 'default_runs_dir', 'sweep',
-           'load_runs']
+           'prepare_run', 'publish_run', 'strip_paths', 'Stopped', 'run_job', 'time_left', 'default_runs_dir', 'sweep']
 
 # %% ../nbs/10_sweep.ipynb #80125e63
 def _atomic_write(path:Path, text:str):
@@ -578,22 +577,3 @@ def sweep(profile:str|dict='default', # a key of `PROFILES`, or a profile dict
         res['wall_s'] = time.time() - t0
         for n in res['failed']: out(f"  failed: {runs_dir/n/'error.json'}")
     return res
-
-# %% ../nbs/10_sweep.ipynb #ecdd87c7
-def load_runs(runs_dir:str|Path, # a profile's run folder, or `runs/` for every profile
-              failed:bool=False, # also return failed runs (their error.json, with status 'failed')
-             ) -> list[dict]:
-    "Every finished run under `runs_dir`: its metrics.json plus `run` (folder name), `path` and `config` (its config.json)."
-    runs_dir, out = Path(runs_dir), []
-    names = ('metrics.json', 'error.json') if failed else ('metrics.json',)
-    for d in sorted({p.parent for n in names for p in runs_dir.rglob(n)}):
-        rel = d.relative_to(runs_dir).parts
-        if any(x.startswith('.') for x in rel) or 'checkpoints' in rel: continue
-        f = d/'metrics.json' if (d/'metrics.json').is_file() else d/'error.json'
-        try: r = json.loads(f.read_text())
-        except (OSError, ValueError): continue
-        try: cfg = json.loads((d/'config.json').read_text())
-        except (OSError, ValueError): cfg = {}
-        r.update(run=d.name, path=str(d), config=cfg)
-        out.append(r)
-    return out

@@ -8,9 +8,9 @@ import random
 from dataclasses import dataclass, field
 
 # %% auto #0
-__all__ = ['DIGITS', 'SEP', 'TASK_CHARS', 'TASKS', 'copy_task', 'reverse_task', 'sort_task', 'addition_task', 'duplicate_task',
-           'parity_task', 'binary_addition_task', 'Example', 'generate', 'length_buckets', 'TaskData', 'make_task',
-           'exact_match', 'accuracy_by_length']
+__all__ = ['DIGITS', 'SEP', 'TASK_CHARS', 'TASKS', 'TASK_KINDS', 'copy_task', 'reverse_task', 'sort_task', 'addition_task',
+           'duplicate_task', 'parity_task', 'binary_addition_task', 'Example', 'generate', 'length_buckets', 'TaskData',
+           'make_task', 'exact_match', 'accuracy_by_length']
 
 # %% ../nbs/04_tasks.ipynb #52ef3175
 DIGITS = '0123456789'
@@ -56,6 +56,10 @@ def binary_addition_task(rng:random.Random, n:int) -> tuple[str, str]:
 
 TASKS = {'copy': copy_task, 'reverse': reverse_task, 'sort': sort_task, 'addition': addition_task,
          'duplicate': duplicate_task, 'parity': parity_task, 'binary_addition': binary_addition_task}
+
+# %% ../nbs/04_tasks.ipynb #82662b11
+TASK_KINDS = {'shakespeare': 'lm', 'shakespeare-mlm': 'mlm', 'ted-small': 'seq2seq', 'wmt14-small': 'seq2seq',
+              'iwslt2017': 'seq2seq', 'wmt14': 'seq2seq', **{t: 'synthetic' for t in TASKS}}
 
 # %% ../nbs/04_tasks.ipynb #5e1dec6f
 @dataclass(frozen=True)

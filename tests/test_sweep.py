@@ -3,9 +3,10 @@
 import json, os, shutil, signal, subprocess, sys, textwrap, time
 from pathlib import Path
 import pytest
-from posenc.sweep import (PROFILES, TASK_TEMPLATES, get_profile, plan, sweep, load_runs, run_state, template_path,
+from posenc.sweep import (PROFILES, TASK_TEMPLATES, get_profile, plan, sweep, run_state, template_path,
                           template_params, toy_template, templates_dir)
 from posenc.data import project_root
+from posenc.results import load_runs
 
 ROOT = project_root()
 TEMPLATES = sorted(templates_dir().glob('*.ipynb'))
@@ -58,12 +59,12 @@ def test_smoke_profile_end_to_end(tmp_path):
     print(f"smoke profile: {len(res['finished'])} runs in {time.time() - t0:.0f} s")
     jobs = plan('smoke')
     assert sorted(res['finished']) == sorted(j.name for j in jobs) and not res['failed']
-    runs = load_runs(rd)
+    runs = load_runs(rd, status='done')
     assert len(runs) == len(jobs) and {r['pe'] for r in runs} == set(prof['pes'])
     for r in runs:
-        d = Path(r['path'])
+        d = r['dir']
         for f in ('config.json', 'log.jsonl', 'metrics.json', 'run.ipynb'): assert (d/f).is_file(), (d, f)
-        for k in ('status', 'task', 'kind', 'pe', 'seed', 'wall_s', 'train_tokens', 'tok_per_s', 'params', 'val_loss'): assert k in r
+        for k in ('status', 'task', 'kind', 'pe', 'seed', 'wall_s', 'train_tokens', 'tok_per_s', 'params', 'val_loss'): assert k in r['metrics']
         cfg = r['config']
         assert cfg['profile'] == 'smoke' and cfg['model'] and 'git_commit' in cfg and cfg['versions'] and cfg['machine']
         nb = (d/'run.ipynb').read_text()
@@ -143,7 +144,7 @@ def test_kill_and_restart(tmp_path):
     p.kill(); p.communicate(timeout=30)
     assert run_state(rd, names[1]) == 'interrupted' and not (second/'metrics.json').exists()
     _wait(lambda: not _procs_in(rd), timeout=15, what='workers and kernels gone after SIGKILL')
-    assert load_runs(rd) and [r['run'] for r in load_runs(rd)] == [names[0]]   # nothing half-written counts
+    assert [r['name'] for r in load_runs(rd, status='done')] == [names[0]]   # nothing half-written counts
 
     # 3. restart to the end: the finished run is not redone, the interrupted one completes
     p = _start(rd, toy, 0.5)
@@ -152,7 +153,7 @@ def test_kill_and_restart(tmp_path):
     assert (first/'metrics.json').stat().st_mtime_ns == stamp
     assert (first/'attempts.txt').read_text() == 'done\n'
     for n in names: assert run_state(rd, n) == 'finished', n
-    assert sorted(r['run'] for r in load_runs(rd)) == sorted(names)
+    assert sorted(r['name'] for r in load_runs(rd, status='done')) == sorted(names)
     assert not [x for x in (rd/'.partial').iterdir() if x.name != 'sweep.lock']
 
 
@@ -210,8 +211,8 @@ def test_failed_run_is_recorded_and_others_finish(tmp_path):
     assert err['status'] == 'failed' and "Unknown positional encoding 'bogus'" in err['error']
     assert not (d/'metrics.json').exists() and (d/'run.ipynb').exists()
     _no_abs_paths((d/'error.json').read_text() + (d/'run.ipynb').read_text(), ROOT, tmp_path)
-    assert [r['run'] for r in load_runs(rd)] == ['copy__rope__s0']
-    assert [r['status'] for r in load_runs(rd, failed=True)] == ['failed', 'ok']
+    assert [r['name'] for r in load_runs(rd, status='done')] == ['copy__rope__s0']
+    assert [(r['pe'], r['status']) for r in load_runs(rd)] == [('rope', 'done'), ('bogus', 'failed')]
     again = sweep(prof, rd, workers=2, quiet=True, retry_failed=False)
     assert sorted(again['skipped']) == ['copy__bogus__s0', 'copy__rope__s0']
 
