@@ -5,6 +5,7 @@
 # %% ../nbs/14_cli.ipynb #5c97292f
 from __future__ import annotations
 import sys, time
+from contextlib import contextmanager
 from pathlib import Path
 from fastcore.script import anno_parser
 import posenc
@@ -54,13 +55,33 @@ def sweep(profile:str='default', # smoke, default, cpu, gpu or a .toml file
           dry_run:bool=False, # only print what would run
           runs_dir:str=None, # where the runs go (default: runs/<profile>)
           kernel:str='python3', # Jupyter kernel that executes the experiment notebooks
+          scheduler:str=None, # run on a Dask cluster: its scheduler's address (tcp://host:8786) or scheduler file (.json)
+          cluster:str=None, # run on Dask workers started as batch jobs by dask-jobqueue: slurm or pbs
+          cluster_jobs:int=1, # --cluster: batch jobs to ask for
+          cluster_cores:int=1, # --cluster: cores per batch job, each a single-thread Dask worker
+          cluster_memory:str='8GB', # --cluster: memory per batch job
+          cluster_walltime:str='04:00:00', # --cluster: time limit of a batch job
+          cluster_queue:str=None, # --cluster: partition or queue
+          cluster_account:str=None, # --cluster: account to charge
          ):
     "Run every unfinished run of a profile (PEs × tasks × seeds) as papermill notebooks; safe to stop and restart."
     from posenc import sweep as sw
-    res = sw.sweep(profile, runs_dir or profile_dirs(profile)['runs'], workers=workers, threads=threads, pes=_csv(pes),
-                   tasks=_csv(tasks), seeds=_csv(seeds, int), retry_failed=not skip_failed, resume=not restart,
-                   kernel_name=kernel, download=download, dry_run=dry_run)
+    with _dask_target(scheduler, cluster, cluster_jobs, cluster_cores, cluster_memory, cluster_walltime, cluster_queue,
+                      cluster_account, dry_run) as target:
+        res = sw.sweep(profile, runs_dir or profile_dirs(profile)['runs'], workers=workers, threads=threads, pes=_csv(pes),
+                       tasks=_csv(tasks), seeds=_csv(seeds, int), retry_failed=not skip_failed, resume=not restart,
+                       kernel_name=kernel, download=download, dry_run=dry_run, scheduler=target)
     return 130 if res['stopped'] else (1 if res['failed'] else 0)
+
+@contextmanager
+def _dask_target(scheduler, cluster, jobs, cores, memory, walltime, queue, account, dry_run):
+    "What `sw.sweep` gets as `scheduler`: None (local), the address given, or a dask-jobqueue cluster started (and closed) here."
+    if scheduler and cluster: raise ValueError(f"--scheduler {scheduler} and --cluster {cluster}: give one of them")
+    if not cluster or dry_run: yield scheduler; return
+    from posenc.sweep import dask_cluster
+    with dask_cluster(cluster, jobs, cores, memory, walltime, queue, account) as c:
+        print(f"cluster: {jobs} {cluster} job(s) of {cores} worker(s) each, for the scheduler at {c.scheduler_address}", flush=True)
+        yield c
 
 def status(profile:str='default', # smoke, default, cpu, gpu or a .toml file
            runs_dir:str=None, # the runs folder (default: runs/<profile>)
@@ -116,12 +137,23 @@ def run(profile:str='default', # smoke, default, cpu, gpu or a .toml file
         runs_dir:str=None, # where the runs go (default: runs/<profile>)
         figures_dir:str=None, # where the figures go (default: figures/<profile>)
         report_dir:str=None, # where the report goes (default: report/<profile>)
+        scheduler:str=None, # run the sweep on a Dask cluster: its scheduler's address or scheduler file
+        cluster:str=None, # run the sweep on Dask workers started as batch jobs: slurm or pbs (see `posenc sweep -h`)
+        cluster_jobs:int=1, # --cluster: batch jobs to ask for
+        cluster_cores:int=1, # --cluster: cores per batch job, each a single-thread Dask worker
+        cluster_memory:str='8GB', # --cluster: memory per batch job
+        cluster_walltime:str='04:00:00', # --cluster: time limit of a batch job
+        cluster_queue:str=None, # --cluster: partition or queue
+        cluster_account:str=None, # --cluster: account to charge
        ):
     "The main job: run the profile's sweep, draw its figures, build its report and print where to open it."
     t0 = time.time()
     d = profile_dirs(profile, runs_dir, figures_dir, report_dir)
     print(f"== posenc run --profile {profile}: 1/3 sweep", flush=True)
-    rc = sweep(profile, workers=workers, pes=pes, tasks=tasks, seeds=seeds, download=download, runs_dir=str(d['runs']))
+    rc = sweep(profile, workers=workers, pes=pes, tasks=tasks, seeds=seeds, download=download, runs_dir=str(d['runs']),
+               scheduler=scheduler, cluster=cluster, cluster_jobs=cluster_jobs, cluster_cores=cluster_cores,
+               cluster_memory=cluster_memory, cluster_walltime=cluster_walltime, cluster_queue=cluster_queue,
+               cluster_account=cluster_account)
     if rc == 130: return rc
     print(f"== 2/3 figures", flush=True)
     figures(profile, str(d['runs']), str(d['figures']))
