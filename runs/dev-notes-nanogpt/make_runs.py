@@ -32,6 +32,10 @@ VARIANTS = {
     'nanogpt_like': dict(gpt2=True, emb_scale=1.0, emb_std=0.02, pe_std=0.02, decay_pe=True, eps=1e-8),
 }
 
+DESCR = {'before': 'old default: √d on tied embeddings', 'after': 'no √d (the new DecoderLM default)',
+         'pe_std1': '√d kept, table started at std 1 (the tokens\' scale)', 'untied': '√d kept, output projection untied',
+         'nanogpt_like': "nanoGPT's init: N(0, 0.02), residual 0.02/√(2L), no √d, tables decayed, eps 1e-8"}
+
 def apply(model, v, n_layers):
     if v.get('gpt2'): gpt2_init(model, n_layers)
     if 'emb_std' in v: nn.init.normal_(model.emb.weight, std=v['emb_std'])
@@ -107,10 +111,19 @@ def summary():
         L.append(f"| {pe} | {f(b)} | {f(a)} | {a['val_loss'] - b['val_loss']:+.3f} |" if a and b else f"| {pe} | {f(b)} | {f(a)} | |")
     seeds = sorted(r['val_loss'] for r in rows if r['variant'] == 'after' and r['pe'] == 'learnable')
     if len(seeds) > 1: L += ['', f"learnable after, {len(seeds)} seeds: " + ', '.join(f'{x:.3f}' for x in seeds)]
-    L += ['', 'One change at a time on the old defaults (learnable, seed 0):', '', '| variant | changes | full-val loss | train loss | wall s |',
-          '|---|---|---|---|---|']
-    L += [f"| {r['variant']} | {r['changes']} | {r['val_loss']:.3f} | {r['train_loss']:.3f} | {r['wall_s']:.0f} |"
-          for r in rows if r['pe'] == 'learnable' and r['seed'] == 0]
+    L += ['', 'Changes to the old defaults (learnable, seed 0; wall time on a shared 2-core machine, one thread):', '',
+          '| variant | what | full-val loss | train loss | wall s |', '|---|---|---|---|---|']
+    order = list(DESCR)
+    L += [f"| {r['variant']} | {DESCR.get(r['variant'], r['changes'])} | {r['val_loss']:.3f} | {r['train_loss']:.3f} | {r['wall_s']:.0f} |"
+          for r in sorted(rows, key=lambda r: order.index(r['variant']) if r['variant'] in order else 99)
+          if r['pe'] == 'learnable' and r['seed'] == 0]
+    rec = HERE/'recipe'/'shakespeare__learnable__s0'/'metrics.json'
+    if rec.is_file():
+        m = json.loads(rec.read_text())
+        L += ['', f"Through the `nanogpt` profile (run_experiment, papermill): learnable seed 0, {m['val_loss']:.3f} in {m['wall_s']:.0f} s "
+              "(`posenc train shakespeare learnable --profile nanogpt --threads 1 --runs_dir runs/dev-notes-nanogpt/recipe`)."]
+    L += ['', 'Reproduce, one run at a time: `PYTHONPATH=$PWD OMP_NUM_THREADS=1 python runs/dev-notes-nanogpt/make_runs.py VARIANT PE [SEED]`, '
+          'then `... make_runs.py summary`.']
     (HERE/'summary.md').write_text('\n'.join(L) + '\n'); print('\n'.join(L))
 
 if __name__ == '__main__':
