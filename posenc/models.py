@@ -33,6 +33,7 @@ class ModelConfig:
     max_len:int = 1024       # longest sequence a learned absolute table covers
     norm_first:bool = True   # pre-norm (True) or post-norm as in Vaswani et al. (False)
     tie_embeddings:bool = True  # share input embeddings and output projection
+    scale_emb:bool = None    # multiply token embeddings by √d_model (Vaswani et al.); None: the model's own default
     cross_pe:bool = False    # also apply the scheme in cross-attention (target positions vs source positions)
     activation:str = 'gelu'  # 'gelu' or 'relu'
     pad_id:int = 0
@@ -135,19 +136,22 @@ class Stack(nn.Module):
 
 # %% ../nbs/02_models.ipynb #80848959
 class _Tokens(nn.Module):
-    "Shared parts: scaled token embeddings and the (tied) output projection."
+    "Shared parts: token embeddings (scaled by √d where the model's reference does it) and the (tied) output projection."
+    scale_emb = True   # this kind's default for `ModelConfig.scale_emb`
     def __init__(self, cfg:ModelConfig):
         super().__init__()
         self.cfg = cfg
         self.emb = nn.Embedding(cfg.vocab_size, cfg.d_model)
         nn.init.normal_(self.emb.weight, std=cfg.d_model ** -0.5)
         self.head = None if cfg.tie_embeddings else nn.Linear(cfg.d_model, cfg.vocab_size, bias=False)
-        self.scale = math.sqrt(cfg.d_model)
+        scale = self.scale_emb if cfg.scale_emb is None else cfg.scale_emb
+        self.scale = math.sqrt(cfg.d_model) if scale else 1.
     def embed(self, ids): return self.emb(ids) * self.scale
     def logits(self, h): return h @ self.emb.weight.T if self.head is None else self.head(h)
 
 class DecoderLM(_Tokens):
     "Decoder-only (causal) language model."
+    scale_emb = False  # GPT-2 / nanoGPT: unscaled embeddings (√d with tied weights costs ≈0.2 nats on Tiny Shakespeare)
     def __init__(self, cfg:ModelConfig):
         super().__init__(cfg)
         self.dec = Stack(cfg, cfg.n_layers, causal=True, role='decoder')

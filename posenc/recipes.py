@@ -32,7 +32,7 @@ _COMMON = dict(
     d_model=64, n_heads=4, n_layers=2, d_ff=None, dropout=0.1, attn_dropout=0., norm_first=True, activation='gelu',
     pe_opts={}, max_len=None,       # max_len None: long enough for every length the task evaluates
     # train
-    optimizer='adamw', lr=2e-3, schedule='cosine', warmup=10, min_lr_ratio=0.1, weight_decay=0.01, label_smoothing=0.,
+    optimizer='adamw', betas=(0.9, 0.98), lr=2e-3, schedule='cosine', warmup=10, min_lr_ratio=0.1, weight_decay=0.01, label_smoothing=0.,
     clip=1.0, steps=30, token_budget=None, eval_every=0, log_every=10, ckpt_every=0,
     # machine
     device='auto', threads=None, progress=None)
@@ -216,7 +216,7 @@ def _model_config(p, prep, pe) -> ModelConfig:
                        activation=p['activation'])
 
 def _train_config(p, seed) -> TrainConfig:
-    return TrainConfig(optimizer=p['optimizer'], lr=p['lr'], weight_decay=p['weight_decay'], schedule=p['schedule'],
+    return TrainConfig(optimizer=p['optimizer'], betas=tuple(p['betas']), lr=p['lr'], weight_decay=p['weight_decay'], schedule=p['schedule'],
                        warmup=p['warmup'], min_lr_ratio=p['min_lr_ratio'], label_smoothing=p['label_smoothing'], clip=p['clip'],
                        max_steps=p['steps'], max_tokens=p['token_budget'], eval_every=p['eval_every'], log_every=p['log_every'],
                        ckpt_every=p['ckpt_every'], seed=seed, device=p['device'], progress=p['progress'])
