@@ -24,6 +24,7 @@ __all__ = ['log', 'TASK_KINDS', 'PE_COLORS', 'PE_MARKERS', 'ATTN_KINDS', 'FIGURE
 log = logging.getLogger('posenc.figures')
 
 TASK_KINDS = {'shakespeare': 'lm', 'shakespeare-mlm': 'mlm', 'ted-small': 'seq2seq', 'wmt14-small': 'seq2seq',
+              'ted-tatoeba': 'seq2seq', 'wmt-europarl': 'seq2seq', 'wmt-europarl-hansard': 'seq2seq', 'multi30k': 'seq2seq',
               'copy': 'synthetic', 'reverse': 'synthetic', 'sort': 'synthetic', 'addition': 'synthetic'}
 
 class NoData(Exception):

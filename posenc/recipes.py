@@ -28,6 +28,7 @@ __all__ = ['TASK_KINDS', 'CONTRACT_KEYS', 'TIMING_KEYS', 'task_names', 'task_kin
 
 # %% ../nbs/09_recipes.ipynb #9a6b9965
 TASK_KINDS = {'shakespeare': 'lm', 'shakespeare-mlm': 'mlm', 'ted-small': 'seq2seq', 'wmt14-small': 'seq2seq',
+              'ted-tatoeba': 'seq2seq', 'wmt-europarl': 'seq2seq', 'wmt-europarl-hansard': 'seq2seq', 'multi30k': 'seq2seq',
               'iwslt2017': 'seq2seq', 'wmt14': 'seq2seq', **{t: 'synthetic' for t in TASKS}}
 
 _COMMON = dict(

@@ -28,7 +28,7 @@ def _write_json(path:Path, obj): _atomic_write(path, json.dumps(obj, indent=1, d
 
 # %% ../nbs/10_sweep.ipynb #d0e8d948
 SYNTHETIC_TASKS = ('copy', 'reverse', 'sort', 'addition')
-TRANSLATION_TASKS = ('ted-small', 'wmt14-small', 'iwslt2017', 'wmt14')
+TRANSLATION_TASKS = ('ted-small', 'wmt14-small', 'ted-tatoeba', 'wmt-europarl', 'wmt-europarl-hansard', 'multi30k', 'iwslt2017', 'wmt14')
 TASK_TEMPLATES = {'shakespeare': 'lm', 'shakespeare-mlm': 'mlm',
                   **{t: 'translation' for t in TRANSLATION_TASKS}, **{t: 'synthetic' for t in SYNTHETIC_TASKS}}
 
