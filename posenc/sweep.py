@@ -10,6 +10,7 @@ from contextlib import contextmanager
 from dataclasses import dataclass, field, asdict
 from pathlib import Path
 from .data import project_root
+from .tasks import TASK_KINDS
 
 # %% auto #0
 __all__ = ['SYNTHETIC_TASKS', 'TRANSLATION_TASKS', 'TASK_TEMPLATES', 'PROFILE_KEYS', 'PROFILES', 'CLUSTER_KINDS', 'templates_dir',
@@ -27,10 +28,9 @@ def _atomic_write(path:Path, text:str):
 def _write_json(path:Path, obj): _atomic_write(path, json.dumps(obj, indent=1, default=str) + '\n')
 
 # %% ../nbs/10_sweep.ipynb #d0e8d948
-SYNTHETIC_TASKS = ('copy', 'reverse', 'sort', 'addition')
-TRANSLATION_TASKS = ('ted-small', 'wmt14-small', 'iwslt2017', 'wmt14')
-TASK_TEMPLATES = {'shakespeare': 'lm', 'shakespeare-mlm': 'mlm',
-                  **{t: 'translation' for t in TRANSLATION_TASKS}, **{t: 'synthetic' for t in SYNTHETIC_TASKS}}
+SYNTHETIC_TASKS = tuple(t for t, k in TASK_KINDS.items() if k == 'synthetic')     # all derived from the one registry
+TRANSLATION_TASKS = tuple(t for t, k in TASK_KINDS.items() if k == 'seq2seq')
+TASK_TEMPLATES = {t: 'translation' if k == 'seq2seq' else k for t, k in TASK_KINDS.items()}   # the template of each task
 
 def templates_dir() -> Path:
     "The folder of the experiment templates (`nbs/experiments` of the project)."

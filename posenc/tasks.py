@@ -6,6 +6,7 @@
 from __future__ import annotations
 import random
 from dataclasses import dataclass, field
+from .data import CORPORA
 
 # %% auto #0
 __all__ = ['DIGITS', 'SEP', 'TASK_CHARS', 'TASKS', 'TASK_KINDS', 'copy_task', 'reverse_task', 'sort_task', 'addition_task',
@@ -58,8 +59,9 @@ TASKS = {'copy': copy_task, 'reverse': reverse_task, 'sort': sort_task, 'additio
          'duplicate': duplicate_task, 'parity': parity_task, 'binary_addition': binary_addition_task}
 
 # %% ../nbs/04_tasks.ipynb #82662b11
-TASK_KINDS = {'shakespeare': 'lm', 'shakespeare-mlm': 'mlm', 'ted-small': 'seq2seq', 'wmt14-small': 'seq2seq',
-              'iwslt2017': 'seq2seq', 'wmt14': 'seq2seq', **{t: 'synthetic' for t in TASKS}}
+TASK_KINDS = {'shakespeare': 'lm', 'shakespeare-mlm': 'mlm',
+              **{c: 'seq2seq' for c in CORPORA},            # every named translation corpus is a task
+              **{t: 'synthetic' for t in TASKS}}
 
 # %% ../nbs/04_tasks.ipynb #5e1dec6f
 @dataclass(frozen=True)

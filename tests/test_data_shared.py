@@ -1,9 +1,9 @@
 "Integration tests of posenc.data / posenc.tokenize on the real corpora in ../shared/data (skipped when absent)."
-import os, re
+import functools, os, re
 from pathlib import Path
 import pytest
 from posenc.data import (ARCHIVES, SETS, DataError, file_digest, get_corpus, load_set, read_lines, read_segs,
-                         set_files, tinyshakespeare)
+                         set_files, strip_diacritics, tinyshakespeare)
 from posenc.tokenize import bpe_tokenizer
 
 def _shared() -> Path:
@@ -88,3 +88,66 @@ def test_ted_small_bpe_round_trip(tmp_path):
     assert again.decode_batch(again.encode_batch(refs)) == refs
     assert again.decode_batch(again.encode_batch(srcs)) == srcs
     assert all(3 not in ids for ids in again.encode_batch(refs))  # byte-level: never <unk>
+
+# the small fr–en stand-ins of ../shared/data/extra_fr-en (README: "Extra fr–en training corpora")
+EXTRA = {'tatoeba': 167_130, 'multi30k/train': 29_000, 'multi30k/val': 1_014, 'multi30k/test2016': 1_000,
+         'multi30k/test2017': 1_000, 'multi30k/mscoco2017': 461, 'newstest2012': 3_003}
+
+def _has_extra(): return (SHARED/'extra_fr-en').is_dir()
+
+@functools.lru_cache(maxsize=None)
+def _corpus(name): return get_corpus(name, SHARED, download=False)
+needs_extra = pytest.mark.skipif(SHARED is None or not _has_extra(), reason="../shared/data/extra_fr-en not found")
+
+@needs_extra
+@pytest.mark.parametrize('name', sorted(EXTRA))
+def test_extra_set_counts(name):
+    pairs, dropped = load_set(name, SHARED, download=False)
+    assert (len(pairs), dropped) == (EXTRA[name], 0)
+
+@needs_extra
+def test_tatoeba_has_two_columns_and_a_disjoint_heldout_slice():
+    from posenc.data import TATOEBA_HELDOUT, read_tsv
+    rows = read_tsv(SHARED/'extra_fr-en/tatoeba_2019/fra.txt')
+    assert {len(r) for r in rows} == {2} and rows[0] == ['Go.', 'Va !']   # English, French; no attribution column
+    held, rest = load_set('tatoeba/heldout', SHARED, download=False)[0], load_set('tatoeba/train', SHARED, download=False)[0]
+    assert len(held) == TATOEBA_HELDOUT == len({s for s, _ in held})
+    assert not {s for s, _ in held} & {s for s, _ in rest} and not {t for _, t in held} & {t for _, t in rest}
+    assert len(held) + len(rest) < EXTRA['tatoeba']
+
+@needs_extra
+def test_hansard_is_ascii_and_deduplicated():
+    pairs, dropped = load_set('hansard36/train', SHARED, download=False)
+    assert len(pairs) == len(set(pairs)) and 225_000 < len(pairs) < 232_000   # README: about 229k distinct
+    assert all(s.isascii() for s, _ in pairs[:50_000])
+    assert any('coeur' in s for s, _ in pairs) and not any('cœur' in s for s, _ in pairs)
+
+@needs_extra
+def test_moses_sets_are_detokenized():
+    for name in ('europarl-20k', 'newstest2012'):
+        pairs = load_set(name, SHARED, download=False)[0]
+        text = [s for p in pairs for s in p]
+        assert not any(re.search(r'&(apos|quot|amp|lt|gt|#\d+);', s) for s in text), name
+        assert not any(re.search(r'\w ,|\( | \)|\w \.$', s) for s in text), name
+        assert sum("l'" in s for s, _ in pairs) > len(pairs) // 10 and not any(re.search(r"\b[ld] '\w", s) for s, _ in pairs)
+    assert len(load_set('europarl-20k', SHARED, download=False)[0]) == 20_000 - 35   # 35 lines empty on one side
+
+@needs_extra
+def test_small_fr_en_configurations():
+    sizes = {'ted-tatoeba': (1_305, 1_159 + 1_455), 'wmt-europarl': (3_003, 3_003), 'wmt-europarl-hansard': (3_003, 3_003),
+             'multi30k': (1_014, 1_000)}
+    for name, (n_valid, n_test) in sizes.items():
+        c = _corpus(name)
+        assert (len(c.valid), len(c.test)) == (n_valid, n_test), name
+        held = {s for s, _ in c.valid} | {s for ps in c.tests.values() for s, _ in ps}
+        assert not any(s in held for s, _ in c.train), name             # no valid/test source in training
+        assert len(c.train) == len(set(c.train)), name
+        assert 'NOT the official' in c.description or 'Not a WMT or IWSLT' in c.description, name
+        assert f"train {len(c.train):,} (" in c.description, name      # the description states the counts
+    ted = _corpus('ted-tatoeba')
+    assert set(ted.tests) == {'iwslt17/tst2016', 'iwslt17/tst2017', 'tatoeba/heldout'} and 160_000 < len(ted.train) < 170_000
+    wmh = _corpus('wmt-europarl-hansard')
+    assert 'diacritics are stripped from every French input' in wmh.description
+    assert not any(c in s for s, _ in wmh.train + wmh.valid + wmh.test for c in 'éèàçêœ')
+    assert [t for _, t in wmh.test] == [t for _, t in _corpus('wmt-europarl').test]   # English references untouched
+    assert [s for s, _ in _corpus('wmt-europarl').test if s != strip_diacritics(s)]       # ... while the French had accents
