@@ -12,7 +12,7 @@ import torch.nn.functional as F
 from .encodings import pe_names, PE_REGISTRY
 from .models import build_model
 from .tokenize import PAD_ID, BOS_ID, EOS_ID
-from .train import write_json
+from .io import write_json
 
 # %% auto #0
 __all__ = ['XT_PE', 'XT_NO_FLASH', 'QUICK', 'PE_CATEGORY', 'TIME_TARGETS', 'MEM_TARGETS', 'cpu_model', 'machine_info',

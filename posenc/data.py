@@ -11,10 +11,10 @@ from pathlib import Path
 # %% auto #0
 __all__ = ['META_TAGS', 'PREP', 'DATA_ENV', 'ARCHIVES', 'TATOEBA_HELDOUT', 'SETS', 'CORPORA', 'DataError', 'read_text',
            'unescape', 'clean', 'read_tags', 'Seg', 'read_segs', 'read_lines', 'read_tsv', 'read_hansard',
-           'detect_format', 'load_pairs', 'moses_detok', 'strip_diacritics', 'dedupe', 'holdout_split', 'project_root',
-           'data_roots', 'download_root', 'file_digest', 'fetch', 'unpack', 'Archive', 'DataFile', 'locate_all',
-           'locate', 'ParallelSet', 'resolve_sets', 'set_files', 'load_set', 'Corpus', 'CorpusSpec', 'get_corpus',
-           'TextCorpus', 'split_text', 'tinyshakespeare']
+           'detect_format', 'load_pairs', 'moses_detok', 'strip_diacritics', 'dedupe', 'holdout_split', 'data_roots',
+           'download_root', 'file_digest', 'fetch', 'unpack', 'Archive', 'DataFile', 'locate_all', 'locate',
+           'ParallelSet', 'resolve_sets', 'set_files', 'load_set', 'Corpus', 'CorpusSpec', 'get_corpus', 'TextCorpus',
+           'split_text', 'tinyshakespeare']
 
 # %% ../nbs/03_data.ipynb #a9b958c9
 class DataError(ValueError):
@@ -236,12 +236,7 @@ PREP = {'moses-detok': lambda pairs: list(zip(moses_detok([s for s, _ in pairs],
 # %% ../nbs/03_data.ipynb #d4bdc1bf
 DATA_ENV = 'POSENC_DATA'
 
-def project_root() -> Path:
-    "The posenc repository (the folder with `settings.ini`): beside the package, else the nearest above the cwd."
-    here = Path(__file__).resolve().parents[1] if '__file__' in globals() else Path.cwd()
-    for d in [here, *here.parents, Path.cwd(), *Path.cwd().parents]:
-        if (d/'settings.ini').is_file() and (d/'nbs').is_dir(): return d
-    return Path.cwd()
+from .io import project_root   # the repository root, used for the project's data folders
 
 def data_roots(root:str|Path=None, # an explicit folder: when given, the only place searched
               ) -> list[Path]:

@@ -13,7 +13,7 @@ import torch
 from matplotlib.figure import Figure
 from matplotlib.patches import Patch
 from .encodings import make_pe, sinusoid_table, alibi_slopes, t5_bucket, pe_names
-from .train import write_json
+from .io import write_json
 from .results import (NoData, TASK_KINDS, read_run, load_runs, pe_order, pe_rank, task_rank, select, tasks_of, by_pe,
                             mean_std, ci95, ci95_interval, tidy, tidy_log, sentence_stats, score_from_stats, bootstrap_scores)
 

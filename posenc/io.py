@@ -57,8 +57,8 @@ def to_jsonable(o):
     return o
 
 def write_json(path:str|Path, obj, indent:int=1):
-    "Atomically write `obj` as JSON (non-finite floats become null)."
-    atomic_write(path, json.dumps(to_jsonable(obj), indent=indent, allow_nan=False) + '\n')
+    "Atomically write `obj` as JSON (non-finite floats become null, objects JSON cannot hold their `str`)."
+    atomic_write(path, json.dumps(to_jsonable(obj), indent=indent, allow_nan=False, default=str) + '\n')
 
 def read_json(path:str|Path):
     "The JSON in `path`, or None when it is missing or not (yet) valid JSON."

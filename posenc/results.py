@@ -18,17 +18,7 @@ __all__ = ['RUN_FILES', 'TIDY_COLUMNS', 'NoData', 'read_run', 'pe_order', 'pe_ra
 class NoData(Exception):
     "A figure or report section has no data to show; the message says which."
 
-def _json(p:Path):
-    try: return json.loads(Path(p).read_text())
-    except (FileNotFoundError, json.JSONDecodeError): return None
-
-def _jsonl(p:Path) -> list[dict]:
-    out = []
-    if Path(p).is_file():
-        for line in Path(p).read_text().splitlines():
-            try: out.append(json.loads(line))
-            except json.JSONDecodeError: pass   # a torn last line from a killed run
-    return out
+from .io import read_json as _json, read_jsonl as _jsonl   # None for a file being written; torn lines skipped
 
 def read_run(d:str|Path, # a run folder
              log:bool=True, # also read its log.jsonl (the training curves)

@@ -9,7 +9,7 @@ from collections import deque
 from contextlib import contextmanager
 from dataclasses import dataclass, field, asdict
 from pathlib import Path
-from .data import project_root
+from .io import project_root
 from .tasks import TASK_KINDS
 
 # %% auto #0
@@ -20,12 +20,7 @@ __all__ = ['SYNTHETIC_TASKS', 'TRANSLATION_TASKS', 'TASK_TEMPLATES', 'PROFILE_KE
            'time_left', 'Event', 'LocalPool', 'dask_client', 'DaskEngine', 'dask_cluster', 'default_runs_dir', 'sweep']
 
 # %% ../nbs/10_sweep.ipynb #80125e63
-def _atomic_write(path:Path, text:str):
-    "Write `text` to `path` through a temporary file and `os.replace`."
-    path = Path(path); tmp = path.with_name(f'.{path.name}.{os.getpid()}.tmp')
-    tmp.write_text(text); os.replace(tmp, path)
-
-def _write_json(path:Path, obj): _atomic_write(path, json.dumps(obj, indent=1, default=str) + '\n')
+from posenc.io import atomic_write as _atomic_write, write_json as _write_json   # torch-free, so `posenc status` stays light
 
 # %% ../nbs/10_sweep.ipynb #d0e8d948
 SYNTHETIC_TASKS = tuple(t for t, k in TASK_KINDS.items() if k == 'synthetic')     # all derived from the one registry

@@ -10,7 +10,7 @@ from pathlib import Path
 import torch
 import tokenizers
 from tokenizers import Tokenizer, models, trainers, pre_tokenizers, decoders
-from .data import project_root
+from .io import project_root
 from .tasks import TASK_CHARS, SEP, Example
 
 # %% auto #0

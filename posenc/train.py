@@ -17,8 +17,8 @@ from .tokenize import PAD_ID, MASK_ID, N_SPECIAL
 # %% auto #0
 __all__ = ['SCHEDULES', 'batch_to', 'batch_targets', 'batch_tokens', 'model_logits', 'batch_loss', 'mask_tokens',
            'step_generator', 'lr_factor', 'vaswani_lr', 'TrainConfig', 'resolve_device', 'make_optimizer',
-           'atomic_write', 'to_jsonable', 'write_json', 'read_jsonl', 'save_checkpoint', 'load_checkpoint',
-           'get_rng_state', 'set_rng_state', 'seed_everything', 'NonFiniteLoss', 'Trainer', 'eval_loss']
+           'save_checkpoint', 'load_checkpoint', 'get_rng_state', 'set_rng_state', 'seed_everything', 'NonFiniteLoss',
+           'Trainer', 'eval_loss']
 
 # %% ../nbs/06_train.ipynb #80e8ce84
 def batch_to(batch:dict, device) -> dict:
@@ -143,54 +143,11 @@ def make_optimizer(model:nn.Module, cfg:TrainConfig) -> torch.optim.Optimizer:
     return cls(groups, lr=cfg.lr, betas=cfg.betas, eps=cfg.eps)
 
 # %% ../nbs/06_train.ipynb #ee05b516
-def _umask() -> int:
-    "The process umask (read by setting it and putting it back)."
-    m = os.umask(0o022); os.umask(m); return m
-
-_FILE_MODE = 0o666 & ~_umask()  # the mode `open` would give a new file; read once, as umask is process-wide state
-
-def atomic_write(path:str|Path, data:str|bytes):
-    "Write text or bytes to `path` through a temporary file, flushed to disk, and `os.replace`; the file gets the usual mode (0666 less the umask)."
-    path = Path(path); path.parent.mkdir(parents=True, exist_ok=True)
-    fd, tmp = tempfile.mkstemp(dir=path.parent, prefix='.' + path.name, suffix='.tmp')
-    try:
-        os.fchmod(fd, _FILE_MODE)   # mkstemp makes 0600 files; others reading the runs need the usual mode
-        with os.fdopen(fd, 'wb' if isinstance(data, bytes) else 'w') as f:
-            f.write(data); f.flush(); os.fsync(f.fileno())
-        os.replace(tmp, path)
-    finally:
-        if os.path.exists(tmp): os.remove(tmp)
-
-def to_jsonable(o):
-    "`o` with NumPy / torch scalars and arrays, paths and tuples made plain, and non-finite floats as None."
-    if isinstance(o, dict): return {str(k): to_jsonable(v) for k, v in o.items()}
-    if isinstance(o, (list, tuple)): return [to_jsonable(v) for v in o]
-    if isinstance(o, (np.ndarray, torch.Tensor)): return to_jsonable(o.tolist())
-    if isinstance(o, (np.floating, np.integer, np.bool_)): o = o.item()
-    if isinstance(o, float) and not math.isfinite(o): return None
-    if isinstance(o, Path): return str(o)
-    return o
-
-def write_json(path:str|Path, obj, indent:int=1):
-    "Atomically write `obj` as JSON (non-finite floats become null)."
-    atomic_write(path, json.dumps(to_jsonable(obj), indent=indent, allow_nan=False) + '\n')
-
-def read_jsonl(path:str|Path) -> list[dict]:
-    "The records of a JSON-lines file (a torn last line, from a killed process, is skipped)."
-    out = []
-    if not Path(path).is_file(): return out
-    for line in Path(path).read_text().splitlines():
-        try: out.append(json.loads(line))
-        except json.JSONDecodeError: pass
-    return out
+from .io import atomic_path, atomic_write, to_jsonable, write_json, read_jsonl   # used here and by the recipes
 
 def save_checkpoint(path:str|Path, state:dict):
     "Atomically `torch.save` a checkpoint."
-    path = Path(path); path.parent.mkdir(parents=True, exist_ok=True)
-    fd, tmp = tempfile.mkstemp(dir=path.parent, prefix='.' + path.name, suffix='.tmp'); os.close(fd)
-    try: os.chmod(tmp, _FILE_MODE); torch.save(state, tmp); os.replace(tmp, path)
-    finally:
-        if os.path.exists(tmp): os.remove(tmp)
+    with atomic_path(path) as tmp: torch.save(state, tmp)
 
 def load_checkpoint(path:str|Path, map_location='cpu') -> dict:
     "Load a checkpoint written by `save_checkpoint`."
