@@ -190,47 +190,6 @@ def check_params(job:Job):
     if bad: raise ValueError(f"{job.name}: {Path(job.template).name} has no parameter(s) {', '.join(bad)}. "
                              f"Its parameters: {', '.join(known)}")
 
-# %% ../nbs/10_sweep.ipynb #26f2e261
-_TOY_PARAMS = '''\
-# run
-task = 'toy'     # task name
-pe = 'rope'      # positional encoding
-seed = 0         # random seed
-profile = 'smoke' # profile name
-out_dir = '.'    # run folder
-# train
-sleep = 0.0      # seconds of "training"
-fail = False     # raise an error after writing config.json'''
-
-_TOY_BODY = '''\
-import json, os, time, pathlib
-from posenc.encodings import get_pe
-out = pathlib.Path(out_dir); out.mkdir(parents=True, exist_ok=True)
-(out/'config.json').write_text(json.dumps(dict(task=task, pe=pe, seed=seed, profile=profile)))
-get_pe(pe)
-if fail: raise ValueError(f'asked to fail ({pe})')
-ckpt = out/'checkpoints'/'last.json'; ckpt.parent.mkdir(exist_ok=True)
-start = json.loads(ckpt.read_text())['step'] if ckpt.is_file() else 0   # resume, as the recipe does
-for i in range(start, 10):
-    time.sleep(sleep / 10)
-    with open(out/'log.jsonl', 'a') as f: f.write(json.dumps(dict(step=i + 1)) + '\\n')
-    (out/'ckpt.tmp').write_text(json.dumps(dict(step=i + 1))); os.replace(out/'ckpt.tmp', ckpt)
-with open(out/'attempts.txt', 'a') as f: f.write('done\\n')
-(out/'metrics.tmp').write_text(json.dumps(dict(status='ok', task=task, pe=pe, seed=seed, kind='synthetic', steps=10,
-                                               resumed_from=start)))
-os.replace(out/'metrics.tmp', out/'metrics.json')'''
-
-def toy_template(path:str|Path) -> Path:
-    "Write a minimal experiment template to `path` (for testing the sweep machinery)."
-    import nbformat
-    nb = nbformat.v4.new_notebook()
-    nb.cells = [nbformat.v4.new_code_cell(_TOY_PARAMS, metadata={'tags': ['parameters']}),
-                nbformat.v4.new_code_cell(_TOY_BODY)]
-    nb.metadata['kernelspec'] = dict(name='python3', display_name='Python 3', language='python')
-    path = Path(path); path.parent.mkdir(parents=True, exist_ok=True)
-    nbformat.write(nb, path)
-    return path
-
 # %% ../nbs/10_sweep.ipynb #c9236f85
 def check_profile(prof:dict, # a profile as `load_profile` returns it
                   path:str|Path='profile', # where it came from, for the messages

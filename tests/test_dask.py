@@ -4,7 +4,9 @@ import json, os, signal, subprocess, sys, textwrap, time
 from pathlib import Path
 import pytest
 distributed = pytest.importorskip('distributed')
-from posenc.sweep import run_state, load_runs, toy_template
+from posenc.sweep import run_state
+from posenc.results import load_runs
+from posenc.testing import toy_template
 
 ENV = {**os.environ, 'OMP_NUM_THREADS': '1'}
 _SCRIPT = Path(sys.executable).parent/'posenc'
@@ -90,7 +92,9 @@ def test_sweep_on_two_workers(cluster, toy, tmp_path, capsys):
     names = ['toy__rope__s0', 'toy__alibi__s0']
     assert sorted(res['finished']) == sorted(names) and not res['failed'] and not res['stopped'], out
     _complete(rd, names)
-    for r in load_runs(rd): assert r['status'] == 'ok' and r['resumed_from'] == 0 and r['config']['pe'] == r['pe']
+    runs = load_runs(rd, status=None)
+    assert len(runs) == len(names), [r['name'] for r in runs]
+    for r in runs: assert r['status'] == 'done' and r['metrics']['resumed_from'] == 0 and r['config']['pe'] == r['pe']
     assert f'on the Dask scheduler at {cluster.address} (2 worker(s), 2 slot(s) now)' in out, out
     where = {l.split(' on ')[1].split()[0] for l in out.splitlines() if ' start ' in l}
     assert where == set(cluster.client.nthreads()), out   # both workers ran runs

@@ -3,7 +3,8 @@ import json
 import numpy as np
 import pytest
 import torch
-from posenc.figures import FIGURES, draw_all, fake_runs, load_runs, trained_param, fig_pe_tables, read_run
+from posenc.figures import FIGURES, draw_all, load_runs, trained_param, fig_pe_tables, read_run
+from posenc.testing import fake_runs
 from posenc.models import build_model
 
 @pytest.fixture(scope='module')

@@ -3,7 +3,8 @@ import json, math, re
 from pathlib import Path
 import numpy as np
 import pytest
-from posenc.figures import draw_all, fake_runs
+from posenc.figures import draw_all
+from posenc.testing import fake_runs
 from posenc.report import build_report
 
 PES, SEEDS = ('sinusoidal', 'learnable', 'rope'), (0, 1)

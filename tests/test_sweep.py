@@ -4,7 +4,8 @@ import json, os, shutil, signal, subprocess, sys, textwrap, time
 from pathlib import Path
 import pytest
 from posenc.sweep import (PROFILES, TASK_TEMPLATES, get_profile, plan, sweep, run_state, template_path,
-                          template_params, toy_template, templates_dir)
+                          template_params, templates_dir)
+from posenc.testing import toy_template
 from posenc.data import project_root
 from posenc.results import load_runs
 
