@@ -13,12 +13,12 @@ from .encodings import pe_names, PE_REGISTRY
 from .models import build_model
 from .tokenize import PAD_ID, BOS_ID, EOS_ID
 from .io import write_json
+from .results import PE_CATEGORY, TIME_TARGETS, MEM_TARGETS, pe_category, bench_targets, targets_table
 
 # %% auto #0
-__all__ = ['XT_PE', 'XT_NO_FLASH', 'QUICK', 'PE_CATEGORY', 'TIME_TARGETS', 'MEM_TARGETS', 'cpu_model', 'machine_info',
-           'machine_tag', 'bench_config', 'make_step', 'time_rounds', 'peak_memory', 'decode_bench', 'bench_pes',
-           'run_bench', 'add_ratios', 'merge_runs', 'pe_category', 'bench_targets', 'targets_table', 'bench_table',
-           'decode_table', 'plot_bench', 'print_tables', 'main']
+__all__ = ['XT_PE', 'XT_NO_FLASH', 'QUICK', 'cpu_model', 'machine_info', 'machine_tag', 'bench_config', 'make_step',
+           'time_rounds', 'peak_memory', 'decode_bench', 'bench_pes', 'run_bench', 'add_ratios', 'merge_runs',
+           'bench_table', 'decode_table', 'plot_bench', 'print_tables', 'main']
 
 # %% ../nbs/13_bench.ipynb #93781241
 def cpu_model() -> str:
@@ -343,52 +343,6 @@ def merge_runs(paths:list, # JSON files of runs of the same configurations
                            load_avg_end=x['machine'].get('load_avg_end')) for p, x in zip(paths, runs)]
     if out_path: write_json(out_path, res)
     return res
-
-# %% ../nbs/13_bench.ipynb #37a1fd0e
-PE_CATEGORY = {'none': 'none', 'sinusoidal': 'additive', 'learnable': 'additive', 'layerwise': 'additive',
-               'rope': 'rotary', 'xpos': 'rotary', 'alibi': 'bias', 't5': 'bias', 'fire': 'bias', 'kerple': 'bias',
-               # logit terms that depend on the query's content (q·a_{j−i}, q·W r, k·W r, σ(q·k) gates): the contextual forms
-               'shaw': 'contextual', 'xl': 'contextual', 'deberta': 'contextual', 'cope': 'contextual'}
-TIME_TARGETS = {'additive': 1.10, 'rotary': 1.10, 'bias': 1.25, 'contextual': 1.6} # step time ÷ none at T=512, on the CPU
-MEM_TARGETS = {'alibi': 1.3, 't5': 1.3} # peak step memory ÷ none at T=2048, any device
-
-def pe_category(pe:str) -> str:
-    "The scheme's `category` class attribute when it has one, else `PE_CATEGORY[pe]`, else 'other' (no target)."
-    return getattr(PE_REGISTRY.get(pe), 'category', None) or PE_CATEGORY.get(pe, 'other')
-
-def _verdict(v, limit, where):
-    if limit is None: return '—'
-    if v is None: return f'≤ {limit:.2f}: not measured at {where}'
-    return f"≤ {limit:.2f}: {'met' if v <= limit else '**unmet**'}"
-
-def bench_targets(res:dict, # the benchmark's JSON
-                  kind:str='lm', lib:str='posenc',
-                  time_T:int=512, # the length of the step-time targets
-                  mem_T:int=2048, # the length of the memory targets
-                  lengths:list=None) -> tuple[list, list]: # columns (default: every length measured)
-    "Header and rows of the targets table: every scheme × length, time ÷ none, memory ÷ none, posenc ÷ x-transformers, targets."
-    rows = {(r['pe'], r['T']): r for r in res['train'] if r['kind'] == kind and r['lib'] == lib}
-    Ts = lengths or sorted({T for _, T in rows})
-    order = list(PE_REGISTRY)
-    pes = sorted({p for p, _ in rows}, key=lambda p: (order.index(p) if p in order else len(order), p))
-    cpu = (res.get('machine') or {}).get('device', 'cpu') == 'cpu'
-    f = lambda v: '—' if v is None else f'{v:.2f}'
-    get = lambda p, T, k: (rows.get((p, T)) or {}).get(k)
-    header = (['encoding', 'category'] + [f'time ÷ none T={T}' for T in Ts] + [f'memory ÷ none T={T}' for T in Ts]
-              + [f'posenc ÷ x-transformers T={T}' for T in Ts] + [f'time target (T={time_T}{"" if cpu else ", CPU only"})',
-                                                                  f'memory target (T={mem_T})'])
-    out = []
-    for p in pes:
-        cat = pe_category(p)
-        tt = _verdict(get(p, time_T, 'ratio_to_none'), TIME_TARGETS.get(cat), f'T={time_T}') if cpu else '—'
-        out.append([p, cat] + [f(get(p, T, 'ratio_to_none')) for T in Ts] + [f(get(p, T, 'mem_ratio_to_none')) for T in Ts]
-                   + [f(get(p, T, 'ratio_to_xt')) for T in Ts] + [tt, _verdict(get(p, mem_T, 'mem_ratio_to_none'), MEM_TARGETS.get(p), f'T={mem_T}')])
-    return header, out
-
-def targets_table(res:dict, kind:str='lm', **kw) -> str:
-    "`bench_targets` as a Markdown table (what `posenc bench` prints, and the report shows per machine)."
-    header, rows = bench_targets(res, kind, **kw)
-    return '\n'.join(['| ' + ' | '.join(header) + ' |', '|' + '---|' * len(header)] + ['| ' + ' | '.join(r) + ' |' for r in rows])
 
 # %% ../nbs/13_bench.ipynb #57071a4a
 def bench_table(res:dict, # the benchmark's JSON

@@ -10,9 +10,10 @@ import numpy as np
 from .tasks import TASK_KINDS
 
 # %% auto #0
-__all__ = ['RUN_FILES', 'TIDY_COLUMNS', 'NoData', 'read_run', 'pe_order', 'pe_rank', 'run_dirs', 'load_runs', 'select',
-           'task_rank', 'tasks_of', 'by_pe', 'mean_std', 'ci95', 'ci95_interval', 'pe_means', 'best_pe', 'metric_at',
-           'tidy', 'tidy_log', 'sentence_stats', 'score_from_stats', 'bootstrap_scores', 't_pvalue', 'welch', 'boot_p']
+__all__ = ['RUN_FILES', 'TIDY_COLUMNS', 'PE_CATEGORY', 'TIME_TARGETS', 'MEM_TARGETS', 'NoData', 'read_run', 'pe_order', 'pe_rank',
+           'run_dirs', 'load_runs', 'select', 'task_rank', 'tasks_of', 'by_pe', 'mean_std', 'ci95', 'ci95_interval',
+           'pe_means', 'best_pe', 'metric_at', 'tidy', 'tidy_log', 'sentence_stats', 'score_from_stats',
+           'bootstrap_scores', 't_pvalue', 'welch', 'boot_p', 'pe_category', 'bench_targets', 'targets_table']
 
 # %% ../nbs/10b_results.ipynb #761c6c10
 class NoData(Exception):
@@ -240,3 +241,48 @@ def boot_p(boot_a:np.ndarray, boot_b:np.ndarray) -> float:
     "Two-sided paired-bootstrap p-value of a − b from replicates made on the same resamples."
     d = np.asarray(boot_a) - np.asarray(boot_b)
     return float(min(1., 2 * min((d <= 0).mean(), (d >= 0).mean())))
+
+# %% ../nbs/10b_results.ipynb #a1b2c3d5
+PE_CATEGORY = {'none': 'none', 'sinusoidal': 'additive', 'learnable': 'additive', 'layerwise': 'additive',
+               'rope': 'rotary', 'xpos': 'rotary', 'alibi': 'bias', 't5': 'bias', 'fire': 'bias', 'kerple': 'bias',
+               # logit terms that depend on the query's content (q·a_{j−i}, q·W r, k·W r, σ(q·k) gates): the contextual forms
+               'shaw': 'contextual', 'xl': 'contextual', 'deberta': 'contextual', 'cope': 'contextual'}
+TIME_TARGETS = {'additive': 1.10, 'rotary': 1.10, 'bias': 1.25, 'contextual': 1.6} # step time ÷ none at T=512, on the CPU
+MEM_TARGETS = {'alibi': 1.3, 't5': 1.3} # peak step memory ÷ none at T=2048, any device
+
+def pe_category(pe:str) -> str:
+    "The scheme's kind for the cost targets: `PE_CATEGORY[pe]`, else 'other' (no target)."
+    return PE_CATEGORY.get(pe, 'other')
+
+def _verdict(v, limit, where):
+    if limit is None: return '—'
+    if v is None: return f'≤ {limit:.2f}: not measured at {where}'
+    return f"≤ {limit:.2f}: {'met' if v <= limit else '**unmet**'}"
+
+def bench_targets(res:dict, # the benchmark's JSON
+                  kind:str='lm', lib:str='posenc',
+                  time_T:int=512, # the length of the step-time targets
+                  mem_T:int=2048, # the length of the memory targets
+                  lengths:list=None) -> tuple[list, list]: # columns (default: every length measured)
+    "Header and rows of the targets table: every scheme × length, time ÷ none, memory ÷ none, posenc ÷ x-transformers, targets."
+    rows = {(r['pe'], r['T']): r for r in res['train'] if r['kind'] == kind and r['lib'] == lib}
+    Ts = lengths or sorted({T for _, T in rows})
+    pes = sorted({p for p, _ in rows}, key=lambda p: (pe_rank(p), p))
+    cpu = (res.get('machine') or {}).get('device', 'cpu') == 'cpu'
+    f = lambda v: '—' if v is None else f'{v:.2f}'
+    get = lambda p, T, k: (rows.get((p, T)) or {}).get(k)
+    header = (['encoding', 'category'] + [f'time ÷ none T={T}' for T in Ts] + [f'memory ÷ none T={T}' for T in Ts]
+              + [f'posenc ÷ x-transformers T={T}' for T in Ts] + [f'time target (T={time_T}{"" if cpu else ", CPU only"})',
+                                                                  f'memory target (T={mem_T})'])
+    out = []
+    for p in pes:
+        cat = pe_category(p)
+        tt = _verdict(get(p, time_T, 'ratio_to_none'), TIME_TARGETS.get(cat), f'T={time_T}') if cpu else '—'
+        out.append([p, cat] + [f(get(p, T, 'ratio_to_none')) for T in Ts] + [f(get(p, T, 'mem_ratio_to_none')) for T in Ts]
+                   + [f(get(p, T, 'ratio_to_xt')) for T in Ts] + [tt, _verdict(get(p, mem_T, 'mem_ratio_to_none'), MEM_TARGETS.get(p), f'T={mem_T}')])
+    return header, out
+
+def targets_table(res:dict, kind:str='lm', **kw) -> str:
+    "`bench_targets` as a Markdown table (what `posenc bench` prints, and the report shows per machine)."
+    header, rows = bench_targets(res, kind, **kw)
+    return '\n'.join(['| ' + ' | '.join(header) + ' |', '|' + '---|' * len(header)] + ['| ' + ' | '.join(r) + ' |' for r in rows])
