@@ -23,8 +23,9 @@ from .evaluate import (rope_schemes, rope_scaling_eval, lm_metrics, mlm_metrics,
                              accuracy_summary, attention_maps)
 
 # %% auto #0
-__all__ = ['CONTRACT_KEYS', 'TIMING_KEYS', 'task_names', 'task_kind', 'recipe_params', 'check_params', 'run_name',
-           'environment_info', 'StepBatches', 'RunResult', 'run_experiment', 'check_run_dir', 'comparable']
+__all__ = ['TEMPLATE_EXTRAS', 'CONTRACT_KEYS', 'TIMING_KEYS', 'task_names', 'task_kind', 'recipe_params', 'check_params',
+           'run_name', 'template_parameters', 'parameter_defaults', 'environment_info', 'StepBatches', 'RunResult',
+           'run_experiment', 'check_run_dir', 'comparable']
 
 # %% ../nbs/09_recipes.ipynb #9a6b9965
 _COMMON = dict(
@@ -69,6 +70,30 @@ def check_params(task:str, params:dict) -> dict:
 def run_name(task:str, pe:str, seed:int) -> str:
     "Folder name of a run: `<task>__<pe>__s<seed>`."
     return f"{task}__{pe}__s{seed}"
+
+# %% ../nbs/09_recipes.ipynb #fcac43e9
+TEMPLATE_EXTRAS = ('task', 'pe', 'seed', 'profile', 'out_dir',   # the run's identity
+                   'prompt', 'n_generate', 'temperature', 'n_show')  # display options of a template
+
+def template_parameters(task:str, # a key of TASK_KINDS
+                        pe:str='rope', # default encoding of the template
+                        ) -> str:
+    "The `parameters` cell of a papermill template for `task`: the run's identity, then every recipe parameter with its default."
+    lines = ['# run', f"task: str = {task!r}", f"pe: str = {pe!r}", "seed: int = 0", "profile: str = 'smoke'", "out_dir: str = ''",
+             '# recipe (`recipe_params`)']
+    for k, v in recipe_params(task).items():
+        lines.append(f"{k} = None" if v is None else f"{k}: {type(v).__name__} = {v!r}")
+    return '\n'.join(lines)
+
+def parameter_defaults(src:str) -> dict:
+    "The names and literal default values assigned in a `parameters` cell's source."
+    import ast
+    out = {}
+    for node in ast.parse(src).body:
+        if isinstance(node, (ast.Assign, ast.AnnAssign)):
+            t = node.targets[0] if isinstance(node, ast.Assign) else node.target
+            out[t.id] = ast.literal_eval(node.value)
+    return out
 
 # %% ../nbs/09_recipes.ipynb #7b4d555a
 def _git(*args):

@@ -11,14 +11,15 @@ import numpy as np
 import torch
 import torch.nn as nn
 import torch.nn.functional as F
+from fastcore.basics import patch
 from .models import build_model, param_counts
 from .tokenize import PAD_ID, MASK_ID, N_SPECIAL
 
 # %% auto #0
 __all__ = ['SCHEDULES', 'batch_to', 'batch_targets', 'batch_tokens', 'model_logits', 'batch_loss', 'mask_tokens',
            'step_generator', 'lr_factor', 'vaswani_lr', 'TrainConfig', 'resolve_device', 'make_optimizer',
-           'save_checkpoint', 'load_checkpoint', 'get_rng_state', 'set_rng_state', 'seed_everything', 'NonFiniteLoss',
-           'Trainer', 'eval_loss']
+           'save_checkpoint', 'load_checkpoint', 'get_rng_state', 'set_rng_state', 'seed_everything', 'eval_loss',
+           'NonFiniteLoss', 'Trainer']
 
 # %% ../nbs/06_train.ipynb #80e8ce84
 def batch_to(batch:dict, device) -> dict:
@@ -169,7 +170,22 @@ def seed_everything(seed:int):
     "Seed Python, NumPy and torch."
     random.seed(seed); np.random.seed(seed % 2**32); torch.manual_seed(seed)
 
-# %% ../nbs/06_train.ipynb #4ff8917a
+# %% ../nbs/06_train.ipynb #3b869771
+def eval_loss(model:nn.Module, # a posenc model
+              batches, # iterable of batch dicts
+              device=None) -> dict: # default: the model's device
+    "Mean cross-entropy per target token over `batches` (nats) and the number of targets."
+    device = device or next(model.parameters()).device
+    was = model.training; model.eval()
+    tot, n = 0., 0
+    try:
+        with torch.no_grad():
+            for b in batches:
+                l, k = batch_loss(model, batch_to(b, device), reduction='sum'); tot += l.item(); n += k
+    finally: model.train(was)
+    return dict(val_loss=tot / max(n, 1), val_tokens=n)
+
+# %% ../nbs/06_train.ipynb #899c4bf7
 class NonFiniteLoss(RuntimeError):
     "Training produced a non-finite loss or gradient norm."
 
@@ -236,155 +252,166 @@ class Trainer:
         c = self.cfg
         return c.lr * lr_factor(self.step, c.schedule, c.warmup, self.progress(), c.min_lr_ratio)
 
-    # --- state
-    def state_dict(self) -> dict:
-        "Everything a resume needs (with a world: collective, as it gathers every rank's RNG states)."
-        s = dict(model=self.model.state_dict(), optimizer=self.opt.state_dict(), step=self.step, tokens=self.tokens,
-                 elapsed=self.elapsed, train_time=self.train_time, best_val=self.best_val, best_step=self.best_step,
-                 last_val=self.last_val, rng=get_rng_state(), cfg=asdict(self.cfg))
-        if self.world is not None: s['rng_ranks'] = self.world.all_gather_object(s['rng'])
-        return s
-    def load_state_dict(self, s:dict):
-        self.model.load_state_dict(s['model']); self.opt.load_state_dict(s['optimizer'])
-        for k in ('step', 'tokens', 'elapsed', 'train_time', 'best_val', 'best_step', 'last_val'): setattr(self, k, s[k])
-        w = self.world
-        if w is None or w.rank == 0: set_rng_state(s['rng'])
-        elif len(s.get('rng_ranks') or ()) == w.world_size: set_rng_state(s['rng_ranks'][w.rank])
-        else: seed_everything(w.rank_seed(self.cfg.seed, self.step))   # saved with another world size: a fresh stream per rank
-    def save(self):
-        "Write checkpoints/last.pt (with a world: every rank calls it, rank 0 writes)."
-        if self.out_dir is None: return
-        s = self.state_dict()
-        if self.is_main: save_checkpoint(self.last_path, s)
-    def load_best(self):
-        "Load the weights of the best checkpoint (by validation loss) into the model, when there is one."
-        if self.best_path is not None and self.best_path.is_file():
-            self.model.load_state_dict(load_checkpoint(self.best_path, self.device)['model'])
-        return self
+# %% ../nbs/06_train.ipynb #2b3cd9db
+@patch
+def _nonfinite(self:Trainer, what, value, lr):
+    good = (f"The last good checkpoint is {self.last_path} (step {load_checkpoint(self.last_path)['step']})"
+            if self.last_path is not None and self.last_path.is_file() else "No checkpoint was written before it")
+    raise NonFiniteLoss(f"non-finite {what} ({value}) at step {self.step + 1} with learning rate {lr:.3g}; training "
+                        f"stopped before the update. {good}. Lower the learning rate, lengthen the warmup or clip gradients, "
+                        "then resume from that checkpoint.")
 
-    def _resume(self, resume):
-        if self.out_dir is None: return
-        state, log = None, []   # with a world, rank 0 decides and reads; the others get its checkpoint and log
-        if self.is_main:
-            if resume and self.last_path.is_file():
-                state = load_checkpoint(self.last_path, self.device if self.world is None else 'cpu')
-                log = [r for r in read_jsonl(self.log_path) if r['step'] <= state['step']]
-                atomic_write(self.log_path, ''.join(json.dumps(r) + '\n' for r in log))
-            else:
-                self.out_dir.mkdir(parents=True, exist_ok=True)
-                for p in (self.last_path, self.best_path):
-                    if p.exists(): p.unlink()
-                atomic_write(self.log_path, '')
-        if self.world is not None: state, log = self.world.broadcast_object((state, log))
-        if state is not None:
-            self.load_state_dict(state)
-            self.resumed_from, self.log = self.step, log
+@patch
+def _step_loss(self:Trainer, batch):
+    "Loss to differentiate, and the mean loss, targets and tokens of the whole step (every rank's rows)."
+    c = self.cfg
+    if self.world is None:
+        loss, n = batch_loss(self.net, batch, c.label_smoothing)
+        return loss, loss.detach(), n, batch_tokens(batch)
+    # sum over this rank's targets / targets of all ranks · world size: DDP's mean of the ranks' gradients is
+    # then exactly the gradient of the mean over every target of the step, however the targets fall on ranks
+    s, n = batch_loss(self.net, batch, c.label_smoothing, reduction='sum')
+    tot = self.world.all_reduce(torch.stack([s.detach().double(), s.new_tensor(n, dtype=torch.float64),
+                                             s.new_tensor(batch_tokens(batch), dtype=torch.float64)]))
+    n_all = int(tot[1].item())
+    return s * (self.world.world_size / max(n_all, 1)), tot[0] / tot[1], n_all, int(tot[2].item())
 
-    def _write(self, rec:dict):
-        self.log.append(rec)
-        if self.log_path is not None and self.is_main:
-            with open(self.log_path, 'a') as f: f.write(json.dumps(to_jsonable(rec)) + '\n')
+@patch
+def train_step(self:Trainer, batch:dict) -> dict:
+    "One optimiser step on the step's `batch`; returns its `lr`, mean `loss`, `targets` and `tokens` (of every rank)."
+    c, lr = self.cfg, self.lr_now()
+    for g in self.opt.param_groups: g['lr'] = lr
+    if self.world is not None: batch = self.world.shard(batch)   # this rank's rows of the step's batch
+    batch = batch_to(batch, self.device)
+    with torch.autocast(self.device.type, torch.bfloat16, enabled=self.amp):
+        loss, mean, n, ntok = self._step_loss(batch)
+    if not torch.isfinite(mean): self._nonfinite('loss', mean.item(), lr)
+    self.opt.zero_grad(set_to_none=True)
+    loss.backward()
+    gn = torch.nn.utils.clip_grad_norm_(self.model.parameters(), c.clip if c.clip else math.inf)
+    if not torch.isfinite(gn): self._nonfinite('gradient norm', gn.item(), lr)
+    self.opt.step()
+    self.step += 1; self.tokens += ntok
+    if self.device.type == 'cuda': torch.cuda.synchronize()
+    return dict(lr=lr, loss=mean.item(), targets=n, tokens=ntok)
 
-    def evaluate(self) -> dict:
-        "Run `eval_fn` in eval mode without gradients; track the best validation loss."
-        if self.eval_fn is None: return {}
-        was = self.model.training; self.model.eval()
-        try:
-            with torch.no_grad(), torch.autocast(self.device.type, torch.bfloat16, enabled=self.amp):
-                out = dict(self.eval_fn(self.model))
-        finally: self.model.train(was)
-        self.last_eval, self.last_val = out, out.get('val_loss')
-        if self.last_val is not None and self.last_val < self.best_val:
-            self.best_val, self.best_step = self.last_val, self.step
-            if self.out_dir is not None and self.is_main: save_checkpoint(self.best_path, dict(model=self.model.state_dict(), step=self.step, val_loss=self.last_val))
-        return out
-
-    def _nonfinite(self, what, value, lr):
-        good = (f"The last good checkpoint is {self.last_path} (step {load_checkpoint(self.last_path)['step']})"
-                if self.last_path is not None and self.last_path.is_file() else "No checkpoint was written before it")
-        raise NonFiniteLoss(f"non-finite {what} ({value}) at step {self.step + 1} with learning rate {lr:.3g}; training "
-                            f"stopped before the update. {good}. Lower the learning rate, lengthen the warmup or clip gradients, "
-                            "then resume from that checkpoint.")
-
-    def _step_loss(self, batch):
-        "Loss to differentiate, and the mean loss, targets and tokens of the whole step (every rank's rows)."
-        c = self.cfg
-        if self.world is None:
-            loss, n = batch_loss(self.net, batch, c.label_smoothing)
-            return loss, loss.detach(), n, batch_tokens(batch)
-        # sum over this rank's targets / targets of all ranks · world size: DDP's mean of the ranks' gradients is
-        # then exactly the gradient of the mean over every target of the step, however the targets fall on ranks
-        s, n = batch_loss(self.net, batch, c.label_smoothing, reduction='sum')
-        tot = self.world.all_reduce(torch.stack([s.detach().double(), s.new_tensor(n, dtype=torch.float64),
-                                                 s.new_tensor(batch_tokens(batch), dtype=torch.float64)]))
-        n_all = int(tot[1].item())
-        return s * (self.world.world_size / max(n_all, 1)), tot[0] / tot[1], n_all, int(tot[2].item())
-
-    def fit(self, resume:bool=True) -> dict:
-        "Train until the budget is spent (resuming from checkpoints/last.pt when present); returns a summary."
-        c = self.cfg
-        self._resume(resume)
-        if self.resumed_from is None: seed_everything(c.seed if self.world is None else self.world.rank_seed(c.seed))
-        show = (c.progress if c.progress is not None else sys.stderr.isatty()) and self.is_main
-        bar = _Bar(c.max_steps if c.max_steps else c.max_tokens, show)
-        self.net.train()
-        t_start, el0 = time.perf_counter(), self.elapsed
-        win = dict(loss=0., n=0, tok=0, t=0.)
-        while not self.done():
-            t0 = time.perf_counter()
-            lr = self.lr_now()
-            for g in self.opt.param_groups: g['lr'] = lr
-            batch = self.get_batch(self.step)
-            if self.world is not None: batch = self.world.shard(batch)   # this rank's rows of the step's batch
-            batch = batch_to(batch, self.device)
-            with torch.autocast(self.device.type, torch.bfloat16, enabled=self.amp):
-                loss, mean, n, ntok = self._step_loss(batch)
-            if not torch.isfinite(mean): self._nonfinite('loss', mean.item(), lr)
-            self.opt.zero_grad(set_to_none=True)
-            loss.backward()
-            gn = torch.nn.utils.clip_grad_norm_(self.model.parameters(), c.clip if c.clip else math.inf)
-            if not torch.isfinite(gn): self._nonfinite('gradient norm', gn.item(), lr)
-            self.opt.step()
-            self.step += 1; self.tokens += ntok
-            if self.device.type == 'cuda': torch.cuda.synchronize()
-            dt = time.perf_counter() - t0
-            self.train_time += dt
-            win['loss'] += mean.item() * n; win['n'] += n; win['tok'] += ntok; win['t'] += dt
-            self.elapsed = el0 + time.perf_counter() - t_start
-            last = self.done()
-            do_eval = last or (c.eval_every and self.step % c.eval_every == 0)
-            if do_eval or self.step % max(c.log_every, 1) == 0:
-                rec = dict(step=self.step, time=round(self.elapsed, 3), tokens=self.tokens,
-                           train_loss=win['loss'] / max(win['n'], 1), lr=lr, tok_per_s=win['tok'] / max(win['t'], 1e-9))
-                if do_eval: rec['val_loss'] = self.evaluate().get('val_loss')
-                self.elapsed = el0 + time.perf_counter() - t_start
-                self._write(rec)
-                bar.update(self.step if c.max_steps else self.tokens,
-                           f"loss {rec['train_loss']:.3f} lr {lr:.2e} {rec['tok_per_s']:,.0f} tok/s")
-                win = dict(loss=0., n=0, tok=0, t=0.)
-            if last or (do_eval and not c.ckpt_every) or (c.ckpt_every and self.step % c.ckpt_every == 0): self.save()
-            for cb in self.callbacks: cb(self)
-        bar.close()
-        return self.summary()
-
-    def summary(self) -> dict:
-        "Counters of the run so far."
-        return dict(steps=self.step, tokens=self.tokens, wall_s=self.elapsed, train_s=self.train_time,
-                    tok_per_s=self.tokens / max(self.train_time, 1e-9), val_loss=self.last_val,
-                    best_val_loss=None if math.isinf(self.best_val) else self.best_val, best_step=self.best_step,
-                    train_loss=next((r['train_loss'] for r in reversed(self.log)), None), resumed_from=self.resumed_from)
-
-# %% ../nbs/06_train.ipynb #3b869771
-def eval_loss(model:nn.Module, # a posenc model
-              batches, # iterable of batch dicts
-              device=None) -> dict: # default: the model's device
-    "Mean cross-entropy per target token over `batches` (nats) and the number of targets."
-    device = device or next(model.parameters()).device
-    was = model.training; model.eval()
-    tot, n = 0., 0
+# %% ../nbs/06_train.ipynb #e9eeaeca
+@patch
+def evaluate(self:Trainer) -> dict:
+    "Run `eval_fn` in eval mode without gradients; track the best validation loss."
+    if self.eval_fn is None: return {}
+    was = self.model.training; self.model.eval()
     try:
-        with torch.no_grad():
-            for b in batches:
-                l, k = batch_loss(model, batch_to(b, device), reduction='sum'); tot += l.item(); n += k
-    finally: model.train(was)
-    return dict(val_loss=tot / max(n, 1), val_tokens=n)
+        with torch.no_grad(), torch.autocast(self.device.type, torch.bfloat16, enabled=self.amp):
+            out = dict(self.eval_fn(self.model))
+    finally: self.model.train(was)
+    self.last_eval, self.last_val = out, out.get('val_loss')
+    if self.last_val is not None and self.last_val < self.best_val:
+        self.best_val, self.best_step = self.last_val, self.step
+        if self.out_dir is not None and self.is_main: save_checkpoint(self.best_path, dict(model=self.model.state_dict(), step=self.step, val_loss=self.last_val))
+    return out
+
+# %% ../nbs/06_train.ipynb #dbf87702
+@patch
+def state_dict(self:Trainer) -> dict:
+    "Everything a resume needs (with a world: collective, as it gathers every rank's RNG states)."
+    s = dict(model=self.model.state_dict(), optimizer=self.opt.state_dict(), step=self.step, tokens=self.tokens,
+             elapsed=self.elapsed, train_time=self.train_time, best_val=self.best_val, best_step=self.best_step,
+             last_val=self.last_val, rng=get_rng_state(), cfg=asdict(self.cfg))
+    if self.world is not None: s['rng_ranks'] = self.world.all_gather_object(s['rng'])
+    return s
+
+@patch
+def load_state_dict(self:Trainer, s:dict):
+    "Restore a `state_dict` (each rank takes its own RNG states when the world size is unchanged)."
+    self.model.load_state_dict(s['model']); self.opt.load_state_dict(s['optimizer'])
+    for k in ('step', 'tokens', 'elapsed', 'train_time', 'best_val', 'best_step', 'last_val'): setattr(self, k, s[k])
+    w = self.world
+    if w is None or w.rank == 0: set_rng_state(s['rng'])
+    elif len(s.get('rng_ranks') or ()) == w.world_size: set_rng_state(s['rng_ranks'][w.rank])
+    else: seed_everything(w.rank_seed(self.cfg.seed, self.step))   # saved with another world size: a fresh stream per rank
+
+@patch
+def save(self:Trainer):
+    "Write checkpoints/last.pt (with a world: every rank calls it, rank 0 writes)."
+    if self.out_dir is None: return
+    s = self.state_dict()
+    if self.is_main: save_checkpoint(self.last_path, s)
+
+@patch
+def load_best(self:Trainer):
+    "Load the weights of the best checkpoint (by validation loss) into the model, when there is one."
+    if self.best_path is not None and self.best_path.is_file():
+        self.model.load_state_dict(load_checkpoint(self.best_path, self.device)['model'])
+    return self
+
+@patch
+def resume(self:Trainer, resume:bool=True):
+    "Load checkpoints/last.pt and its log when `resume` and it exists; else start the run folder afresh."
+    if self.out_dir is None: return
+    state, log = None, []   # with a world, rank 0 decides and reads; the others get its checkpoint and log
+    if self.is_main:
+        if resume and self.last_path.is_file():
+            state = load_checkpoint(self.last_path, self.device if self.world is None else 'cpu')
+            log = [r for r in read_jsonl(self.log_path) if r['step'] <= state['step']]
+            atomic_write(self.log_path, ''.join(json.dumps(r) + '\n' for r in log))
+        else:
+            self.out_dir.mkdir(parents=True, exist_ok=True)
+            for p in (self.last_path, self.best_path):
+                if p.exists(): p.unlink()
+            atomic_write(self.log_path, '')
+    if self.world is not None: state, log = self.world.broadcast_object((state, log))
+    if state is not None:
+        self.load_state_dict(state)
+        self.resumed_from, self.log = self.step, log
+
+# %% ../nbs/06_train.ipynb #43576b18
+@patch
+def _write(self:Trainer, rec:dict):
+    self.log.append(rec)
+    if self.log_path is not None and self.is_main:
+        with open(self.log_path, 'a') as f: f.write(json.dumps(to_jsonable(rec)) + '\n')
+
+@patch
+def _record(self:Trainer, win:dict, lr:float) -> dict:
+    "The log record of the steps in `win` (summed loss·targets, targets, tokens, seconds)."
+    return dict(step=self.step, time=round(self.elapsed, 3), tokens=self.tokens, train_loss=win['loss'] / max(win['n'], 1),
+                lr=lr, tok_per_s=win['tok'] / max(win['t'], 1e-9))
+
+@patch
+def fit(self:Trainer, resume:bool=True) -> dict:
+    "Train until the budget is spent (resuming from checkpoints/last.pt when present); returns a summary."
+    c = self.cfg
+    self.resume(resume)
+    if self.resumed_from is None: seed_everything(c.seed if self.world is None else self.world.rank_seed(c.seed))
+    bar = _Bar(c.max_steps if c.max_steps else c.max_tokens, (c.progress if c.progress is not None else sys.stderr.isatty()) and self.is_main)
+    self.net.train()
+    t_start, el0, win = time.perf_counter(), self.elapsed, dict(loss=0., n=0, tok=0, t=0.)
+    while not self.done():
+        t0 = time.perf_counter()
+        out = self.train_step(self.get_batch(self.step))
+        dt = time.perf_counter() - t0
+        self.train_time += dt
+        win['loss'] += out['loss'] * out['targets']; win['n'] += out['targets']; win['tok'] += out['tokens']; win['t'] += dt
+        self.elapsed = el0 + time.perf_counter() - t_start
+        last = self.done()
+        do_eval = last or (c.eval_every and self.step % c.eval_every == 0)
+        if do_eval or self.step % max(c.log_every, 1) == 0:
+            rec = self._record(win, out['lr'])
+            if do_eval: rec['val_loss'] = self.evaluate().get('val_loss')
+            self.elapsed = el0 + time.perf_counter() - t_start
+            self._write(rec)
+            bar.update(self.step if c.max_steps else self.tokens, f"loss {rec['train_loss']:.3f} lr {out['lr']:.2e} {rec['tok_per_s']:,.0f} tok/s")
+            win = dict(loss=0., n=0, tok=0, t=0.)
+        if last or (do_eval and not c.ckpt_every) or (c.ckpt_every and self.step % c.ckpt_every == 0): self.save()
+        for cb in self.callbacks: cb(self)
+    bar.close()
+    return self.summary()
+
+@patch
+def summary(self:Trainer) -> dict:
+    "Counters of the run so far."
+    return dict(steps=self.step, tokens=self.tokens, wall_s=self.elapsed, train_s=self.train_time,
+                tok_per_s=self.tokens / max(self.train_time, 1e-9), val_loss=self.last_val,
+                best_val_loss=None if math.isinf(self.best_val) else self.best_val, best_step=self.best_step,
+                train_loss=next((r['train_loss'] for r in reversed(self.log)), None), resumed_from=self.resumed_from)
