@@ -1,5 +1,5 @@
 "Checks on the repository itself: README generated from index.ipynb, settings that the workflow relies on."
-import configparser, subprocess, sys
+import configparser, re, subprocess, sys
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -52,3 +52,22 @@ def test_jupyterlab_is_installed_and_make_lab_starts_it():
     cmd = subprocess.run(['make', '-n', 'lab', f'BIN={jupyter.parent}'], cwd=ROOT,
                          capture_output=True, text=True, check=True).stdout
     assert f'{jupyter} lab --notebook-dir=nbs' in cmd
+
+
+MODULE_ORDER = ('io encodings kernels attention models data tasks tokenize train distributed decode evaluate recipes sweep '
+                'results testing figures render report bench cli').split()
+
+def test_modules_import_only_earlier_ones():
+    "The library reads one way: a module's top-level imports name only modules before it in the README's reading order."
+    import ast
+    lib = ROOT/'posenc'
+    assert {p.stem for p in lib.glob('*.py')} - {'__init__', '_modidx'} == set(MODULE_ORDER)
+    for i, m in enumerate(MODULE_ORDER):
+        for n in ast.parse((lib/f'{m}.py').read_text()).body:
+            if isinstance(n, ast.ImportFrom) and n.module and (n.level == 1 or n.module.startswith('posenc.')):
+                dep = n.module.removeprefix('posenc.')
+                assert MODULE_ORDER.index(dep) < i, f"posenc.{m} imports posenc.{dep}, which comes after it"
+    readme = (ROOT/'README.md').read_text()
+    listed = re.findall(r'`(\w+)`(?: \([^)]*\))? → |→ `(\w+)`', readme[readme.index('The modules, in reading order'):])
+    names = [a or b for a, b in listed]
+    assert [n for n in names if n in MODULE_ORDER] == [n for n in MODULE_ORDER if n in names] and len(set(names) & set(MODULE_ORDER)) >= 18, names
