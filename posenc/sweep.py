@@ -670,6 +670,95 @@ def _record_crash(runs_dir:Path, job:Job, why:str, tail:str=''):
     except BlockingIOError: pass   # another attempt of the run is under way (a Dask retry): it is not ours to record
 
 # %% ../nbs/10_sweep.ipynb #f6ed923c
+class _Progress:
+    "What a running sweep keeps: queued and running jobs, the times so far, the result lists, and its progress lines."
+    def __init__(self, jobs, todo, state, runs_dir, engine, res, out, resume):
+        self.jobs, self.todo, self.state, self.runs_dir, self.engine = jobs, todo, state, runs_dir, engine
+        self.res, self.out, self.resume = res, out, resume
+        self.n_done0 = len(res['skipped'])
+        self.prior = {}                        # task -> wall times of its runs finished in earlier sittings
+        for j in jobs:
+            w = _wall_of(runs_dir, j.name) if state[j.name] == 'finished' else None
+            if w is not None: self.prior.setdefault(j.task, []).append(w)
+        self.queued, self.running, self.took, self.overhead = {j.name: j for j in todo}, {}, {}, []
+        self.t0 = time.time()
+
+    def header(self, name:str, threads:int) -> str:
+        "The sweep's first line: runs, what is left, where it runs, and a first estimate."
+        todo, engine = self.todo, self.engine
+        first = time_left([(j.task, None) for j in todo], {}, self.prior, workers=max(1, min(engine.slots, len(todo))))
+        return (f"sweep {name}: {len(self.jobs)} runs, {self.n_done0} already finished or failed, {len(todo)} to run "
+                f"{engine.where(len(todo))} × {threads} thread(s) → {self.runs_dir}"
+                + (f"   (about {_fmt(first)} from the runs already there)" if todo and first else ''))
+
+    def estimate(self) -> float:
+        pending = ([(j.task, None) for j in self.queued.values()]
+                   + [(j.task, time.time() - ts) for j, ts in self.running.values()])
+        return time_left(pending, self.took, self.prior, self.overhead, self.engine.slots)
+
+    def count(self) -> str: return f"[{self.n_done0 + len(self.res['finished']) + len(self.res['failed'])}/{len(self.jobs)}]"
+
+    def started(self, ev):
+        "A job started (on `ev.where`), or started again after its worker was lost."
+        j = ev.job; again = j.name in self.running
+        self.queued.pop(j.name, None); self.running.setdefault(j.name, (j, time.time()))
+        self.out(f"{self.count()} start  {j.name}" + (f" on {ev.where}" if ev.where else '')
+                 + (" (again: its worker was lost; resuming)" if again and self.resume else " (again: its worker was lost)" if again
+                    else " (resuming)" if self.state[j.name] == 'interrupted' and self.resume else ''))
+
+    def ended(self, ev, stopping:bool):
+        "A job ended: finished, stopped (it resumes next time) or failed (recorded in its error.json)."
+        j, rc, res = ev.job, ev.rc, self.res
+        self.queued.pop(j.name, None); _, ts = self.running.pop(j.name, (j, time.time())); dt = time.time() - ts
+        res['cpu_s'] += ev.cpu   # the worker's CPU time, its kernel's included
+        log = self.runs_dir/'.partial'/f'{j.name}.log'
+        if rc == 0:
+            res['finished'].append(j.name); self.took.setdefault(j.task, []).append(dt)
+            w = _wall_of(self.runs_dir, j.name)
+            if w is not None: self.overhead.append(max(dt - w, 0.))
+            self.out(f"{self.count()} done   {j.name:<36} {_fmt(dt):>7} (cpu {_fmt(ev.cpu)})   "
+                     f"elapsed {_fmt(time.time() - self.t0)}   left ~{_fmt(self.estimate())}")
+        elif ev.error is None and (rc in (130, -signal.SIGTERM, -signal.SIGINT) or (stopping and rc != 3)):
+            res['stopped'].append(j.name); self.out(f"{self.count()} stopped {j.name} (resumes next time)")
+            return
+        else:
+            why = ev.error or f'worker exited with status {rc}'
+            if rc != 3:  # the worker itself died (or its task could not run): record it here
+                _record_crash(self.runs_dir, j, why, log.read_text(errors='ignore')[-4000:] if log.exists() else '')
+            res['failed'].append(j.name); self.took.setdefault(j.task, []).append(dt)
+            try: msg = json.loads((self.runs_dir/j.name/'error.json').read_text())['error'].splitlines()[0]
+            except (OSError, ValueError, KeyError, IndexError): msg = why
+            self.out(f"{self.count()} FAILED {j.name:<36} {msg[:200]}")
+        log.unlink(missing_ok=True)
+
+    def heartbeat(self) -> str:
+        "The line printed while nothing else happens: the running jobs with their step, or the queue."
+        if self.running:
+            return (f"{self.count()} running: " + ', '.join(f"{j.name} ({_step_of(run_paths(self.runs_dir, j.name)[1])}, "
+                                                          f"{_fmt(time.time() - ts)})" for j, ts in self.running.values())
+                    + f"   elapsed {_fmt(time.time() - self.t0)}   left ~{_fmt(self.estimate())}")
+        return f"{self.count()} waiting: {len(self.queued)} run(s) queued, no worker free {self.engine.where(len(self.queued))}"
+
+    def summary(self, name:str) -> str:
+        res = self.res
+        return (f"sweep {name}: {len(res['finished'])} finished, {len(res['failed'])} failed, {len(res['skipped'])} skipped"
+                + (f", {len(res['stopped'])} stopped" if res['stopped'] else '') + f" in {_fmt(time.time() - self.t0)}"
+                + (f" (runs used {_fmt(res['cpu_s'])} of CPU time: about {_fmt(res['cpu_s'] / self.engine.slots)} on "
+                   f"{self.engine.slots} idle cores)" if res['cpu_s'] else ''))
+
+@contextmanager
+def _stop_on_signals(out):
+    "Yield (stop, hard): SIGINT/SIGTERM set `stop` (running jobs are asked to stop and resume later), a second one `hard`."
+    stop, hard, old = threading.Event(), threading.Event(), {}
+    def on_signal(signum, frame):
+        if stop.is_set(): hard.set(); return   # a second Ctrl-C: do not wait for the workers to clean up
+        stop.set(); out(f"\nsweep: {signal.Signals(signum).name}, stopping the running jobs (they resume next time)")
+    if threading.current_thread() is threading.main_thread():
+        for sig in (signal.SIGTERM, signal.SIGINT): old[sig] = signal.signal(sig, on_signal)
+    try: yield stop, hard
+    finally:
+        for sig, h in old.items(): signal.signal(sig, h)
+
 def sweep(profile:str|dict='default', # a key of `PROFILES`, or a profile dict
           runs_dir:str|Path=None, # where the runs go (default `runs/<profile>`)
           workers:int=None, # runs side by side (default: one per CPU core); not used with `scheduler`
@@ -701,82 +790,28 @@ def sweep(profile:str|dict='default', # a key of `PROFILES`, or a profile dict
         state = {j.name: run_state(runs_dir, j.name) for j in jobs}
         todo = [j for j in jobs if state[j.name] != 'finished' and (retry_failed or state[j.name] != 'failed')]
         res['skipped'] = [j.name for j in jobs if j not in todo]
-        n_done0 = len(res['skipped'])
-        prior = {}
-        for j in jobs:
-            w = _wall_of(runs_dir, j.name) if state[j.name] == 'finished' else None
-            if w is not None: prior.setdefault(j.task, []).append(w)
-        def header():
-            first = time_left([(j.task, None) for j in todo], {}, prior, workers=max(1, min(engine.slots, len(todo))))
-            out(f"sweep {prof['name']}: {len(jobs)} runs, {n_done0} already finished or failed, {len(todo)} to run "
-                f"{engine.where(len(todo))} × {threads} thread(s) → {runs_dir}"
-                + (f"   (about {_fmt(first)} from the runs already there)" if todo and first else ''))
+        prog = _Progress(jobs, todo, state, runs_dir, engine, res, out, resume)
         if dry_run:
-            header()
+            out(prog.header(prof['name'], threads))
             for j in todo: out(f"  {j.name:<36} {state[j.name]:<11} {Path(j.template).name} {j.params}")
             return res
         for j in todo: check_params(j)  # a wrong parameter fails the whole sweep before anything runs
-        queued, running, took, overhead = {j.name: j for j in todo}, {}, {}, []
-        stop, hard, old = threading.Event(), threading.Event(), {}
-        def on_signal(signum, frame):
-            if stop.is_set(): hard.set(); return   # a second Ctrl-C: do not wait for the workers to clean up
-            stop.set(); out(f"\nsweep: {signal.Signals(signum).name}, stopping the running jobs (they resume next time)")
-        if threading.current_thread() is threading.main_thread():
-            for sig in (signal.SIGTERM, signal.SIGINT): old[sig] = signal.signal(sig, on_signal)
-        t0 = last = time.time()
-        def estimate():
-            pending = [(j.task, None) for j in queued.values()] + [(j.task, time.time() - ts) for j, ts in running.values()]
-            return time_left(pending, took, prior, overhead, engine.slots)
-        def progress(): return f"[{n_done0 + sum(len(res[k]) for k in ('finished', 'failed'))}/{len(jobs)}]"
-        def started(ev):
-            j = ev.job; again = j.name in running
-            queued.pop(j.name, None); running.setdefault(j.name, (j, time.time()))
-            out(f"{progress()} start  {j.name}" + (f" on {ev.where}" if ev.where else '')
-                + (" (again: its worker was lost; resuming)" if again and resume else " (again: its worker was lost)" if again
-                   else " (resuming)" if state[j.name] == 'interrupted' and resume else ''))
-        def ended(ev):
-            j, rc = ev.job, ev.rc
-            queued.pop(j.name, None); _, ts = running.pop(j.name, (j, time.time())); dt = time.time() - ts
-            res['cpu_s'] += ev.cpu   # the worker's CPU time, its kernel's included
-            log = runs_dir/'.partial'/f'{j.name}.log'
-            if rc == 0:
-                res['finished'].append(j.name); took.setdefault(j.task, []).append(dt)
-                w = _wall_of(runs_dir, j.name)
-                if w is not None: overhead.append(max(dt - w, 0.))
-                out(f"{progress()} done   {j.name:<36} {_fmt(dt):>7} (cpu {_fmt(ev.cpu)})   elapsed {_fmt(time.time() - t0)}   left ~{_fmt(estimate())}")
-            elif ev.error is None and (rc in (130, -signal.SIGTERM, -signal.SIGINT) or (stop.is_set() and rc != 3)):
-                res['stopped'].append(j.name); out(f"{progress()} stopped {j.name} (resumes next time)")
-                return
-            else:
-                why = ev.error or f'worker exited with status {rc}'
-                if rc != 3:  # the worker itself died (or its task could not run): record it here
-                    _record_crash(runs_dir, j, why, log.read_text(errors='ignore')[-4000:] if log.exists() else '')
-                res['failed'].append(j.name); took.setdefault(j.task, []).append(dt)
-                try: msg = json.loads((runs_dir/j.name/'error.json').read_text())['error'].splitlines()[0]
-                except (OSError, ValueError, KeyError, IndexError): msg = why
-                out(f"{progress()} FAILED {j.name:<36} {msg[:200]}")
-            log.unlink(missing_ok=True)
-        try:
+        with _stop_on_signals(out) as (stop, hard):
+            prog.t0 = last = time.time()
             with engine:
-                header()
+                out(prog.header(prof['name'], threads))
                 spec = dict(runs_dir=str(runs_dir), kernel_name=kernel_name, resume=resume)
                 for j in todo: engine.submit(j, dict(spec, job=asdict(j)))
                 asked = 0
-                while running or (queued and not stop.is_set()):
+                while prog.running or (prog.queued and not stop.is_set()):
                     if stop.is_set() + hard.is_set() > asked: asked += 1; engine.stop(hard=asked > 1)
                     for ev in engine.events():
-                        (started if ev.kind == 'start' else ended)(ev); last = time.time()
-                    if time.time() - last > every:
+                        if ev.kind == 'start': prog.started(ev)
+                        else: prog.ended(ev, stop.is_set())
                         last = time.time()
-                        if running: out(f"{progress()} running: " + ', '.join(f"{j.name} ({_step_of(run_paths(runs_dir, j.name)[1])}, {_fmt(time.time() - ts)})"
-                                        for j, ts in running.values()) + f"   elapsed {_fmt(time.time() - t0)}   left ~{_fmt(estimate())}")
-                        else: out(f"{progress()} waiting: {len(queued)} run(s) queued, no worker free {engine.where(len(queued))}")
-        finally:
-            for sig, h in old.items(): signal.signal(sig, h)
-        res['stopped'] += list(queued) if stop.is_set() else []
-        out(f"sweep {prof['name']}: {len(res['finished'])} finished, {len(res['failed'])} failed, {len(res['skipped'])} skipped"
-            + (f", {len(res['stopped'])} stopped" if res['stopped'] else '') + f" in {_fmt(time.time() - t0)}"
-            + (f" (runs used {_fmt(res['cpu_s'])} of CPU time: about {_fmt(res['cpu_s'] / engine.slots)} on {engine.slots} idle cores)" if res['cpu_s'] else ''))
-        res['wall_s'] = time.time() - t0
+                    if time.time() - last > every: last = time.time(); out(prog.heartbeat())
+        res['stopped'] += list(prog.queued) if stop.is_set() else []
+        out(prog.summary(prof['name']))
+        res['wall_s'] = time.time() - prog.t0
         for n in res['failed']: out(f"  failed: {runs_dir/n/'error.json'}")
     return res
