@@ -20,7 +20,8 @@ from .tokenize import (BOS_ID, EOS_ID, SPECIAL_TOKENS, N_SPECIAL, CharTokenizer,
 from .train import (TrainConfig, Trainer, eval_loss, mask_tokens, step_generator, seed_everything, write_json,
                           atomic_write, read_jsonl, to_jsonable)
 from .evaluate import (rope_schemes, rope_scaling_eval, lm_metrics, mlm_metrics, extrapolation_eval, translation_eval, task_accuracy,
-                             accuracy_summary, attention_maps)
+                             accuracy_summary, attention_maps, mt_scores)
+from .decode import translate
 
 # %% auto #0
 __all__ = ['TEMPLATE_EXTRAS', 'CONTRACT_KEYS', 'TIMING_KEYS', 'task_names', 'task_kind', 'recipe_params', 'check_params',
@@ -179,6 +180,23 @@ def _prepare_mlm(task, p, seed):
     return _Prepared(tok, V, T, get_batch, eval_fn, final_fn, dict(ids=va[:min(T, p['attn_len'])]),
                      dict(description=corpus.description, train_tokens_available=len(tr), valid_tokens=len(va)))
 
+def _by_test_set(parts:dict, hyps:dict, model, tok, extras:dict, p:dict) -> dict:
+    "Beam BLEU/chrF of each test set: the official ones are slices of the scored test, extra ones are decoded here."
+    out, i, n_test = {}, 0, len(hyps['ref'])
+    for name, n in parts.items():
+        j = min(i + n, n_test)
+        if j > i:
+            s = mt_scores(hyps['beam'][i:j], hyps['ref'][i:j])
+            out[name] = dict(bleu=s['bleu'], chrf=s['chrf'], sentences=j - i, extra=False)
+        i += n
+    for name, ps in extras.items():
+        beam = translate(model, tok, [s for s, _ in ps], beam_size=p['beam_size'], length_penalty=p['length_penalty'],
+                         max_len_a=p['max_len_a'], max_len_b=p['max_len_b'], batch_size=p['decode_batch'],
+                         max_src_len=p['max_src_len'])
+        s = mt_scores(beam, [r for _, r in ps])
+        out[name] = dict(bleu=s['bleu'], chrf=s['chrf'], sentences=len(ps), extra=True)
+    return out
+
 def _prepare_seq2seq(task, p, seed):
     corpus = get_corpus(task)
     train_pairs = corpus.train[:p['train_size']] if p['train_size'] else corpus.train
@@ -190,10 +208,13 @@ def _prepare_seq2seq(task, p, seed):
     val_batches = list(PairBatcher(valid, p['batch_tokens'], shuffle=False).epoch(0))
     eval_fn = lambda m: eval_loss(m, val_batches)
     test = corpus.test[:p['test_size']] if p['test_size'] else corpus.test
+    cap_n = lambda ps: ps[:p['test_size']] if p['test_size'] else ps
+    extras = {n: cap_n(ps) for n, ps in corpus.tests.items() if n not in corpus.parts['test']}   # e.g. held-out Tatoeba
     def final_fn(m, trainer):
         out = trainer.last_eval or eval_fn(m)
         res, hyps = translation_eval(m, tok, test, p['beam_size'], p['length_penalty'], p['max_len_a'], p['max_len_b'],
                                      p['decode_batch'], p['max_src_len'], p['n_examples'])
+        res['by_test_set'] = _by_test_set(corpus.parts['test'], hyps, m, tok, extras, p)
         return dict(val_loss=out['val_loss'], val_ppl=math.exp(out['val_loss']), **res), hyps
     max_len = max(p['max_src_len'], int(p['max_len_a'] * p['max_src_len'] + p['max_len_b']) + 1)
     src0 = torch.tensor(tok.encode(test[0][0])[:p['max_src_len'] - 1] + [EOS_ID])

@@ -151,3 +151,15 @@ def test_small_fr_en_configurations():
     assert not any(c in s for s, _ in wmh.train + wmh.valid + wmh.test for c in 'éèàçêœ')
     assert [t for _, t in wmh.test] == [t for _, t in _corpus('wmt-europarl').test]   # English references untouched
     assert [s for s, _ in _corpus('wmt-europarl').test if s != strip_diacritics(s)]       # ... while the French had accents
+
+def test_translation_scores_every_test_set(tmp_path):
+    "A translation run scores each official test set (slices of its test) and each extra one (decoded on its own)."
+    from posenc.recipes import run_experiment
+    corpus = get_corpus('multi30k', SHARED, download=False)
+    r = run_experiment('multi30k', 'rope', 0, out_dir=tmp_path/'run', steps=2, d_model=16, n_heads=2, n_layers=1,
+                       vocab_size=300, valid_size=4, test_size=6, beam_size=2, decode_batch=8, threads=1, progress=False)
+    by = r.metrics['by_test_set']
+    assert set(by) == set(corpus.tests), (set(by), set(corpus.tests))
+    official = [v for k, v in by.items() if k in corpus.parts['test']]
+    assert not any(v['extra'] for v in official) and sum(v['sentences'] for v in official) == r.metrics['test_sentences'] == 6
+    assert all(v['extra'] and v['sentences'] == 6 and 0 <= v['bleu'] <= 100 for k, v in by.items() if k not in corpus.parts['test'])
