@@ -13,7 +13,8 @@ from .tasks import TASK_KINDS
 __all__ = ['RUN_FILES', 'TIDY_COLUMNS', 'PE_CATEGORY', 'TIME_TARGETS', 'MEM_TARGETS', 'NoData', 'read_run', 'pe_order', 'pe_rank',
            'run_dirs', 'load_runs', 'select', 'task_rank', 'tasks_of', 'by_pe', 'mean_std', 'ci95', 'ci95_interval',
            'pe_means', 'best_pe', 'metric_at', 'tidy', 'tidy_log', 'sentence_stats', 'score_from_stats',
-           'bootstrap_scores', 't_pvalue', 'welch', 'boot_p', 'pe_category', 'bench_targets', 'targets_table']
+           'bootstrap_scores', 't_pvalue', 'welch', 'boot_p', 'pe_category', 'bench_targets', 'targets_table',
+           'mean_reciprocal_rank']
 
 # %% ../nbs/10b_results.ipynb #761c6c10
 class NoData(Exception):
@@ -286,3 +287,16 @@ def targets_table(res:dict, kind:str='lm', **kw) -> str:
     "`bench_targets` as a Markdown table (what `posenc bench` prints, and the report shows per machine)."
     header, rows = bench_targets(res, kind, **kw)
     return '\n'.join(['| ' + ' | '.join(header) + ' |', '|' + '---|' * len(header)] + ['| ' + ' | '.join(r) + ' |' for r in rows])
+
+# %% ../nbs/10b_results.ipynb #027380fd
+def mean_reciprocal_rank(scores:dict, # {task: {encoding: score}}
+                         higher_is_better:bool=True, # False for losses
+                        ) -> dict[str, float]:
+    "Each encoding's mean over tasks of 1/rank (ties share the best rank), as in Kazemnejad et al. 2023."
+    rr = {}
+    for task, by in scores.items():
+        vals = {pe: v for pe, v in by.items() if v is not None and not (isinstance(v, float) and math.isnan(v))}
+        for pe, v in vals.items():
+            better = sum((w > v) if higher_is_better else (w < v) for w in vals.values())
+            rr.setdefault(pe, []).append(1 / (1 + better))
+    return {pe: sum(r) / len(r) for pe, r in sorted(rr.items(), key=lambda kv: (-sum(kv[1]) / len(kv[1]), pe_rank(kv[0])))}
