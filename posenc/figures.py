@@ -12,10 +12,9 @@ import seaborn as sns
 import torch
 from matplotlib.figure import Figure
 from matplotlib.patches import Patch
-from .encodings import make_pe, sinusoid_table, alibi_slopes, t5_bucket, pe_names
-from .io import write_json
-from .results import (NoData, TASK_KINDS, read_run, load_runs, pe_order, pe_rank, task_rank, select, tasks_of, by_pe,
-                            mean_std, ci95, ci95_interval, tidy, tidy_log, sentence_stats, score_from_stats, bootstrap_scores)
+from .encodings import make_pe, sinusoid_table, alibi_slopes
+from .results import (NoData, read_run, load_runs, pe_order, pe_rank, task_rank, select, tasks_of, by_pe,
+                            mean_std, ci95_interval, tidy, tidy_log, sentence_stats, score_from_stats, bootstrap_scores)
 
 # %% auto #0
 __all__ = ['log', 'PE_COLORS', 'PE_MARKERS', 'ATTN_KINDS', 'FIGURES', 'pe_color', 'pe_marker', 'pe_hues', 'pe_palette',

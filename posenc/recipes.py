@@ -13,8 +13,8 @@ import torch
 import posenc
 from .encodings import pe_names
 from .models import ModelConfig, build_model, param_counts
-from .data import get_corpus, tinyshakespeare, project_root, CORPORA
-from .tasks import TASKS, TASK_KINDS, make_task
+from .data import get_corpus, tinyshakespeare, project_root
+from .tasks import TASK_KINDS, make_task
 from .tokenize import (BOS_ID, EOS_ID, SPECIAL_TOKENS, N_SPECIAL, CharTokenizer, task_tokenizer, encode_task, bpe_tokenizer, encode_pairs, PairBatcher,
                              LMBatcher, collate_lm_task, collate_pairs)
 from .train import (TrainConfig, Trainer, eval_loss, mask_tokens, step_generator, seed_everything, write_json,

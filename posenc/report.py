@@ -9,7 +9,7 @@ from pathlib import Path
 import numpy as np
 import logging
 from .results import (NoData, load_runs, select, tasks_of, by_pe, pe_rank, pe_order, mean_std, pe_means, best_pe,
-                            bootstrap_scores, t_pvalue, welch, boot_p)
+                            bootstrap_scores, welch, boot_p)
 from .render import FORMATS, render
 
 log = logging.getLogger('posenc.report')

@@ -5,7 +5,7 @@
 # %% ../nbs/04_tasks.ipynb #6d70523d
 from __future__ import annotations
 import random
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from .data import CORPORA
 
 # %% auto #0

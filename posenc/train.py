@@ -5,7 +5,7 @@
 # %% ../nbs/06_train.ipynb #67a71781
 from __future__ import annotations
 import json, math, os, random, sys, tempfile, time
-from dataclasses import dataclass, asdict, field
+from dataclasses import dataclass, asdict
 from pathlib import Path
 import numpy as np
 import torch

@@ -71,3 +71,14 @@ def test_modules_import_only_earlier_ones():
     listed = re.findall(r'`(\w+)`(?: \([^)]*\))? → |→ `(\w+)`', readme[readme.index('The modules, in reading order'):])
     names = [a or b for a, b in listed]
     assert [n for n in names if n in MODULE_ORDER] == [n for n in MODULE_ORDER if n in names] and len(set(names) & set(MODULE_ORDER)) >= 18, names
+
+
+def test_readme_nanogpt_numbers_come_from_runs():
+    "The README's before/after char-LM losses are those of the committed nanoGPT-recipe runs."
+    import json
+    readme = (ROOT/'README.md').read_text()
+    m = re.search(r'from (\d\.\d{3}) to (\d\.\d{3})\s+nats', readme)
+    assert m, 'the README no longer quotes the nanoGPT-recipe losses'
+    runs = ROOT/'runs'/'dev-notes-nanogpt'
+    got = [json.loads((runs/f'{v}__learnable__s0.json').read_text())['val_loss'] for v in ('before', 'after')]
+    assert [m[1], m[2]] == [f'{x:.3f}' for x in got]
