@@ -19,8 +19,9 @@ from .decode import translate, lm_generate, decode_speed
 
 # %% auto #0
 __all__ = ['mt_scores', 'length_bucket', 'bleu_by_src_len', 'bucket_sizes', 'paired_bootstrap', 'translation_eval', 'lm_metrics',
-           'mlm_metrics', 'task_predictions', 'task_accuracy', 'accuracy_summary', 'extrapolation_eval', 'rope_schemes',
-           'rope_scaling_eval', 'attention_maps']
+           'mlm_metrics', 'task_predictions', 'task_accuracy', 'accuracy_summary', 'ngram_loss',
+           'constant_answer_accuracy', 'copy_source_scores', 'extrapolation_eval', 'rope_schemes', 'rope_scaling_eval',
+           'attention_maps']
 
 # %% ../nbs/08_evaluate.ipynb #52b161a9
 def mt_scores(hyps:list[str], # detokenised hypotheses
@@ -176,6 +177,38 @@ def accuracy_summary(acc_by_len:dict, # {length: accuracy}
     ood = [a for n, a in acc_by_len.items() if int(n) > train_max_len]
     mean = lambda xs: sum(xs) / len(xs) if xs else None
     return dict(acc_in_dist=mean(ind), acc_ood=mean(ood))
+
+# %% ../nbs/08_evaluate.ipynb #b1c2d3e4
+def ngram_loss(train, # 1-D token stream the counts come from
+               valid, # 1-D token stream scored
+               n:int=1, # 1: unigram, 2: bigram
+               vocab_size:int=None, # default: 1 + the largest id seen
+               alpha:float=0.01, # add-α smoothing
+              ) -> float:
+    "Cross-entropy (nats per token) on `valid` of an add-α n-gram model (n = 1 or 2) counted on `train`."
+    train, valid = torch.as_tensor(train).long(), torch.as_tensor(valid).long()
+    V = vocab_size or int(max(train.max(), valid.max())) + 1
+    uni = torch.bincount(train, minlength=V).double() + alpha
+    logp_uni = (uni / uni.sum()).log()
+    if n == 1: return float(-logp_uni[valid].mean())
+    if n != 2: raise ValueError(f"ngram_loss: n must be 1 or 2, got {n}")
+    big = torch.bincount(train[:-1] * V + train[1:], minlength=V * V).double().view(V, V) + alpha
+    logp = (big / big.sum(1, keepdim=True)).log()
+    return float(-torch.cat([logp_uni[valid[:1]], logp[valid[:-1], valid[1:]]]).mean())
+
+def constant_answer_accuracy(test:dict, # {n: [Example]}, as in `TaskData.test`
+                             max_len:int=None, # average over lengths ≤ max_len (default: all)
+                            ) -> float:
+    "Mean over lengths of the exact-match accuracy of the best constant answer for each length."
+    from collections import Counter
+    accs = [Counter(e.answer for e in es).most_common(1)[0][1] / len(es)
+            for n, es in test.items() if es and (max_len is None or n <= max_len)]
+    return sum(accs) / len(accs)
+
+def copy_source_scores(pairs:list[tuple[str, str]]) -> dict:
+    "BLEU and chrF of the source sentences taken as translations of themselves (the floor of a translation table)."
+    s = mt_scores([src for src, _ in pairs], [ref for _, ref in pairs])
+    return dict(bleu=s['bleu'], chrf=s['chrf'])
 
 # %% ../nbs/08_evaluate.ipynb #18cc1a9c
 @torch.no_grad()

@@ -20,7 +20,8 @@ from .tokenize import (BOS_ID, EOS_ID, SPECIAL_TOKENS, N_SPECIAL, CharTokenizer,
 from .train import (TrainConfig, Trainer, eval_loss, mask_tokens, step_generator, seed_everything, write_json,
                           atomic_write, read_jsonl, to_jsonable)
 from .evaluate import (rope_schemes, rope_scaling_eval, lm_metrics, mlm_metrics, extrapolation_eval, translation_eval, task_accuracy,
-                             accuracy_summary, attention_maps, mt_scores)
+                             accuracy_summary, attention_maps, mt_scores, ngram_loss,
+                             constant_answer_accuracy, copy_source_scores)
 from .decode import translate
 
 # %% auto #0
@@ -159,7 +160,8 @@ def _prepare_lm(task, p, seed):
         if rope_schemes(m):   # plain RoPE: the same weights evaluated with each scaling (PI, NTK-aware, YaRN) at f·L
             ex['scaled'] = rope_scaling_eval(m, va, T, [f for f in p['extrap_factors'] if f > 1], eval_tokens=p['extrap_tokens'],
                                              stride_frac=p['extrap_stride'])
-        return dict(val_loss=out['val_loss'], val_ppl=out['val_ppl'], val_bpc=out['val_bpc'], extrapolation=ex)
+        base = dict(unigram=ngram_loss(tr, va, 1, tok.vocab_size), bigram=ngram_loss(tr, va, 2, tok.vocab_size))
+        return dict(val_loss=out['val_loss'], val_ppl=out['val_ppl'], val_bpc=out['val_bpc'], extrapolation=ex, baseline=base)
     return _Prepared(tok, tok.vocab_size, T * max(p['extrap_factors']), get_batch, eval_fn, final_fn,
                      dict(ids=va[:p['attn_len']]), dict(description=corpus.description, train_tokens_available=len(tr),
                                                         valid_tokens=len(va)))
@@ -176,25 +178,26 @@ def _prepare_mlm(task, p, seed):
     eval_fn = lambda m: mlm_metrics(m, va, T, V, max_tokens=p['eval_tokens'], p=p['mask_p'])
     def final_fn(m, trainer):
         out = trainer.last_eval or eval_fn(m)
-        return dict(val_loss=out['val_loss'], val_bpt_masked=out['val_bpt_masked'])
+        return dict(val_loss=out['val_loss'], val_bpt_masked=out['val_bpt_masked'],
+                    baseline=dict(unigram=ngram_loss(tr, va, 1, V)))
     return _Prepared(tok, V, T, get_batch, eval_fn, final_fn, dict(ids=va[:min(T, p['attn_len'])]),
                      dict(description=corpus.description, train_tokens_available=len(tr), valid_tokens=len(va)))
 
-def _by_test_set(parts:dict, hyps:dict, model, tok, extras:dict, p:dict) -> dict:
+def _by_test_set(parts:dict, test:list, hyps:dict, model, tok, extras:dict, p:dict) -> dict:
     "Beam BLEU/chrF of each test set: the official ones are slices of the scored test, extra ones are decoded here."
     out, i, n_test = {}, 0, len(hyps['ref'])
     for name, n in parts.items():
         j = min(i + n, n_test)
         if j > i:
             s = mt_scores(hyps['beam'][i:j], hyps['ref'][i:j])
-            out[name] = dict(bleu=s['bleu'], chrf=s['chrf'], sentences=j - i, extra=False)
+            out[name] = dict(bleu=s['bleu'], chrf=s['chrf'], sentences=j - i, extra=False, copy_source=copy_source_scores(test[i:j]))
         i += n
     for name, ps in extras.items():
         beam = translate(model, tok, [s for s, _ in ps], beam_size=p['beam_size'], length_penalty=p['length_penalty'],
                          max_len_a=p['max_len_a'], max_len_b=p['max_len_b'], batch_size=p['decode_batch'],
                          max_src_len=p['max_src_len'])
         s = mt_scores(beam, [r for _, r in ps])
-        out[name] = dict(bleu=s['bleu'], chrf=s['chrf'], sentences=len(ps), extra=True)
+        out[name] = dict(bleu=s['bleu'], chrf=s['chrf'], sentences=len(ps), extra=True, copy_source=copy_source_scores(ps))
     return out
 
 def _prepare_seq2seq(task, p, seed):
@@ -214,8 +217,9 @@ def _prepare_seq2seq(task, p, seed):
         out = trainer.last_eval or eval_fn(m)
         res, hyps = translation_eval(m, tok, test, p['beam_size'], p['length_penalty'], p['max_len_a'], p['max_len_b'],
                                      p['decode_batch'], p['max_src_len'], p['n_examples'])
-        res['by_test_set'] = _by_test_set(corpus.parts['test'], hyps, m, tok, extras, p)
-        return dict(val_loss=out['val_loss'], val_ppl=math.exp(out['val_loss']), **res), hyps
+        res['by_test_set'] = _by_test_set(corpus.parts['test'], test, hyps, m, tok, extras, p)
+        return dict(val_loss=out['val_loss'], val_ppl=math.exp(out['val_loss']), **res,
+                    baseline=dict(copy_source=copy_source_scores(test))), hyps
     max_len = max(p['max_src_len'], int(p['max_len_a'] * p['max_src_len'] + p['max_len_b']) + 1)
     src0 = torch.tensor(tok.encode(test[0][0])[:p['max_src_len'] - 1] + [EOS_ID])
     tgt0 = torch.tensor([BOS_ID] + tok.encode(test[0][1])[:p['max_tgt_len'] - 1])
@@ -238,7 +242,8 @@ def _prepare_synthetic(task, p, seed):
         out = trainer.last_eval or eval_fn(m)
         acc = task_accuracy(m, td.test, tok)
         return dict(val_loss=out['val_loss'], acc_by_len={str(n): a for n, a in acc.items()},
-                    **accuracy_summary(acc, td.max_len), train_max_len=td.max_len, test_max_len=td.test_max_len)
+                    **accuracy_summary(acc, td.max_len), train_max_len=td.max_len, test_max_len=td.test_max_len,
+                    baseline=dict(constant_answer=constant_answer_accuracy(td.test, td.max_len)))
     longest = max(len(encode_task(e, tok)[0]) for es in td.test.values() for e in es)
     ex = td.test[td.max_len][0]
     return _Prepared(tok, tok.vocab_size, longest, get_batch, eval_fn, final_fn,

@@ -34,10 +34,10 @@ def sort_task(rng:random.Random, n:int) -> tuple[str, str]:
     s = _digits(rng, n); return s, ''.join(sorted(s))
 
 def addition_task(rng:random.Random, n:int) -> tuple[str, str]:
-    "Add two random n-digit numbers (no leading zeros; 0–9 when n = 1)."
+    "Add two random n-digit numbers (no leading zeros; 0–9 when n = 1); the sum is written least-significant digit first."
     lo, hi = (0 if n == 1 else 10**(n-1)), 10**n - 1
     a, b = rng.randint(lo, hi), rng.randint(lo, hi)
-    return f'{a}+{b}', str(a + b)
+    return f'{a}+{b}', str(a + b)[::-1]
 
 def duplicate_task(rng:random.Random, n:int) -> tuple[str, str]:
     "Write n random digits twice."

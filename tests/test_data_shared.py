@@ -163,3 +163,5 @@ def test_translation_scores_every_test_set(tmp_path):
     official = [v for k, v in by.items() if k in corpus.parts['test']]
     assert not any(v['extra'] for v in official) and sum(v['sentences'] for v in official) == r.metrics['test_sentences'] == 6
     assert all(v['extra'] and v['sentences'] == 6 and 0 <= v['bleu'] <= 100 for k, v in by.items() if k not in corpus.parts['test'])
+    # the floor of each set: the French source copied as the English output
+    assert all(0 <= v['copy_source']['bleu'] < 100 for v in by.values()) and 0 <= r.metrics['baseline']['copy_source']['bleu'] < 100
