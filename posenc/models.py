@@ -163,6 +163,7 @@ class DecoderLM(_Tokens):
 
 class EncoderMLM(_Tokens):
     "Encoder-only (bidirectional) masked language model."
+    scale_emb = False  # BERT: unscaled; with √d a learned table stays unused (09_recipes, "The full profile")
     def __init__(self, cfg:ModelConfig):
         super().__init__(cfg)
         self.enc = Stack(cfg, cfg.n_layers, causal=False, role='encoder')

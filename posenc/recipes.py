@@ -34,6 +34,7 @@ _COMMON = dict(
     # model
     d_model=64, n_heads=4, n_layers=2, d_ff=None, dropout=0.1, attn_dropout=0., norm_first=True, activation='gelu',
     pe_opts={}, max_len=None,       # max_len None: long enough for every length the task evaluates
+    scale_emb=None,                 # None: the model kind's default (`ModelConfig.scale_emb`)
     # train
     optimizer='adamw', betas=(0.9, 0.98), lr=2e-3, schedule='cosine', warmup=10, min_lr_ratio=0.1, weight_decay=0.01, label_smoothing=0.,
     clip=1.0, steps=30, token_budget=None, eval_every=0, log_every=10, ckpt_every=0,
@@ -264,7 +265,7 @@ def _model_config(p, prep, pe) -> ModelConfig:
     return ModelConfig(vocab_size=prep.vocab_size, d_model=p['d_model'], n_heads=p['n_heads'], n_layers=p['n_layers'],
                        n_dec_layers=p.get('n_dec_layers'), d_ff=p['d_ff'], dropout=p['dropout'], attn_dropout=p['attn_dropout'],
                        pe=pe, pe_opts=dict(p['pe_opts']), max_len=p['max_len'] or prep.max_len, norm_first=p['norm_first'],
-                       activation=p['activation'])
+                       activation=p['activation'], scale_emb=p['scale_emb'])
 
 def _train_config(p, seed) -> TrainConfig:
     return TrainConfig(optimizer=p['optimizer'], betas=tuple(p['betas']), lr=p['lr'], weight_decay=p['weight_decay'], schedule=p['schedule'],

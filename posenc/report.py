@@ -9,18 +9,19 @@ from pathlib import Path
 import numpy as np
 import logging
 from .results import (NoData, load_runs, select, tasks_of, by_pe, pe_rank, pe_order, mean_std, pe_means, best_pe,
-                            bootstrap_scores, welch, boot_p)
+                            bootstrap_scores, welch, boot_p, task_rank, mean_reciprocal_rank)
 from .render import FORMATS, render
 
 log = logging.getLogger('posenc.report')
 
 # %% auto #0
-__all__ = ['log', 'SEC_WHY', 'SEC_ENCODINGS', 'DATA_NOTES', 'LOW_BLEU', 'SCALINGS', 'num', 'pm', 'md_escape', 'md_table',
-           'ReportContext', 'front_matter', 'sec_encodings', 'sec_setup', 'top_bleu', 'low_bleu_caveat',
-           'sec_translation', 'sec_lm', 'sec_synthetic', 'sec_results', 'sec_rope_scaling', 'sec_extrapolation',
-           'sec_speed', 'sec_examples', 'fmt_p', 'judge', 'compare', 'conclusion_vaswani', 'conclusion_press',
-           'conclusion_kazemnejad', 'conclusion_rope', 'sec_conclusions', 'sec_runs', 'headline', 'headline_markdown',
-           'sec_glance', 'report_markdown', 'build_report']
+__all__ = ['log', 'SEC_WHY', 'SEC_ENCODINGS', 'DATA_NOTES', 'TRAIN_CRITERIA', 'LOW_BLEU', 'SCALINGS', 'KAZEMNEJAD_MRR', 'num',
+           'pm', 'md_escape', 'md_table', 'ReportContext', 'front_matter', 'sec_encodings', 'sec_setup', 'train_check',
+           'trained', 'sec_trained', 'top_bleu', 'low_bleu_caveat', 'sec_translation', 'sec_lm', 'sec_synthetic',
+           'sec_results', 'sec_rope_scaling', 'sec_extrapolation', 'sec_speed', 'sec_examples', 'fmt_p', 'judge',
+           'compare', 'conclusion_vaswani', 'conclusion_press', 'synthetic_mrr', 'mrr_table', 'conclusion_kazemnejad',
+           'conclusion_rope', 'conclusion_haviv', 'conclusion_shaw', 'sec_conclusions', 'sec_runs', 'headline',
+           'headline_markdown', 'sec_glance', 'report_markdown', 'build_report']
 
 # %% ../nbs/12_report.ipynb #924abd37
 def num(x, nd:int=2) -> str:
@@ -230,6 +231,65 @@ def sec_setup(ctx:ReportContext) -> str:
     head = '# Setup {#sec-setup}\n'
     if not ctx.runs: return head + '\nNo runs were found, so there is nothing to describe.\n'
     return '\n'.join([head, _setup_data(ctx), _setup_models(ctx), _setup_machines(ctx)]) + '\n'
+
+# %% ../nbs/12_report.ipynb #e1f2a3b4
+TRAIN_CRITERIA = dict(   # kind -> (measure key, baseline key, higher is better, margin or threshold, baseline's name)
+    lm=('val_loss', 'bigram', False, 0.1, 'bigram model'),
+    mlm=('val_loss', 'unigram', False, 0.1, 'unigram model'),
+    synthetic=('acc_in_dist', 'constant_answer', True, 0.99, 'best constant answer'),
+    seq2seq=('bleu.beam', 'copy_source.bleu', True, 5.0, 'source copied'))
+
+def _get(m:dict, key:str):
+    for part in key.split('.'): m = m.get(part) if isinstance(m, dict) else None
+    return m
+
+def train_check(ctx:ReportContext, task:str) -> dict|None:
+    "Each encoding's mean measure on `task`, the trivial baseline, the distance to it and whether it trained (None: no finished run)."
+    rs = select(ctx.runs, task=task)
+    if not rs: return None
+    kind = rs[0]['kind']
+    key, bkey, hi, cut, bname = TRAIN_CRITERIA[kind]
+    g = by_pe(rs)
+    val = pe_means(g, lambda r: _get(r['metrics'], key))
+    bases = [b for r in rs if isinstance(b := _get(r['metrics'], 'baseline.' + bkey), (int, float))]
+    base = float(np.mean(bases)) if bases else math.nan
+    dist = {pe: (v - base) if hi else (base - v) for pe, v in val.items()}
+    if kind == 'synthetic': ok = {pe: v >= cut for pe, v in val.items()}
+    else: ok = {pe: (dist[pe] >= cut) if math.isfinite(base) else None for pe in val}
+    crit = {'lm': f'loss ≥ {cut} below the {bname}', 'mlm': f'loss ≥ {cut} below the {bname}',
+            'synthetic': f'accuracy ≥ {cut} on the training lengths', 'seq2seq': f'BLEU ≥ {cut:g} above the {bname}'}[kind]
+    return dict(task=task, kind=kind, measure=key, higher=hi, baseline=base, baseline_name=bname, criterion=crit,
+                value=val, dist=dist, ok=ok)
+
+def trained(ctx:ReportContext, task:str, *pes) -> list[str]:
+    "The encodings among `pes` that did not pass `train_check` on `task` (missing runs count as not trained)."
+    c = train_check(ctx, task)
+    return [pe for pe in pes if c is None or c['ok'].get(pe) is False or pe not in c['ok']]
+
+def _trained_row(c:dict) -> list[str]:
+    nd = 3 if c['kind'] in ('lm', 'mlm', 'synthetic') else 2
+    good = [pe for pe, o in c['ok'].items() if o]
+    bad = [f"{pe} ({num(c['value'][pe], nd)})" for pe, o in c['ok'].items() if o is False]
+    best = (max if c['higher'] else min)(c['value'], key=c['value'].get)
+    far = min(c['dist'].values()) if c['dist'] else math.nan
+    return [c['task'], f"{c['baseline_name']}: {num(c['baseline'], nd)}" if math.isfinite(c['baseline']) else 'not recorded',
+            c['criterion'], f"{len(good)} of {len(c['ok'])}", f"{best} ({num(c['value'][best], nd)})",
+            num(far, nd) if math.isfinite(far) else '—', ', '.join(bad) or '—']
+
+def sec_trained(ctx:ReportContext) -> str:
+    "The check that opens the results: per task, the trivial baseline, how many encodings passed, and which did not."
+    checks = [c for t in dict.fromkeys(r['task'] for r in select(ctx.runs)) if (c := train_check(ctx, t))]
+    if not checks: return ''
+    checks.sort(key=lambda c: task_rank(c['task']))
+    rows = [_trained_row(c) for c in checks]
+    n_all = sum(all(c['ok'].values()) for c in checks)
+    return '\n'.join(['# Did every model train? {#sec-trained}\n',
+                      f'Before any comparison: each task\'s trivial baseline and how far every encoding got past it (mean over seeds). '
+                      f'Every encoding passed on {n_all} of {len(checks)} tasks. The conclusions (@sec-conclusions) compare '
+                      'only encodings that passed on the task concerned.\n',
+                      md_table(['task', 'trivial baseline', 'trained when', 'passed', 'best', 'least margin', 'did not pass (mean)'], rows,
+                               'Did it train? Margin: distance of the mean to the baseline (loss below it, accuracy or BLEU above it); '
+                               'the least margin is the worst encoding\'s.', 'trained')])
 
 # %% ../nbs/12_report.ipynb #bb7bf248
 def _seeds(rs) -> str: return ', '.join(f's{r["seed"]}' for r in rs)
@@ -569,6 +629,12 @@ def _cmp_text(c:dict, nd:int=2) -> str:
     return f"{num(c['diff'], nd)}{se} ({fmt_p(c['p'])}, {c['how']}; seeds {c['n'][0]} and {c['n'][1]})"
 
 # %% ../nbs/12_report.ipynb #7802b504
+def _untrained_text(ctx, task, pes) -> str:
+    "'' when every encoding of `pes` trained on `task`, else the sentence that says which did not."
+    bad = trained(ctx, task, *pes)
+    return (f"On {task}, {' and '.join(pes)} are not compared: {', '.join(bad)} did not pass the training check "
+            f"(@sec-trained).") if bad else ''
+
 def conclusion_vaswani(ctx) -> list[str]:
     out = []
     for t in tasks_of(ctx.runs, 'seq2seq') + tasks_of(ctx.runs, 'lm'):
@@ -577,6 +643,7 @@ def conclusion_vaswani(ctx) -> list[str]:
                     boot_metric='bleu' if t in tr else None)
         what = 'beam BLEU' if t in tr else 'validation loss (nats)'
         if c is None: out.append(f'On {t}, learned and sinusoidal encodings cannot be compared: one of them has no finished run.'); continue
+        if skip := _untrained_text(ctx, t, ('learnable', 'sinusoidal')): out.append(skip); continue
         out.append(f'On {t}, learnable − sinusoidal {what} = {_cmp_text(c, 2 if t in tr else 3)}. '
                    f'Vaswani et al. (2017) found learned and sinusoidal encodings nearly identical; this {judge(c["diff"], c["p"], 0)}.'
                    + (low_bleu_caveat(ctx, t) if t in tr else ''))
@@ -588,11 +655,13 @@ def conclusion_press(ctx) -> list[str]:
     for t in tasks_of(ctx.runs, 'lm'):
         g = by_pe([r for r in select(ctx.runs, task=t) if r['metrics'].get('extrapolation')])
         if 'alibi' not in g: out.append(f'On {t} there is no finished ALiBi run with extrapolation results, so Press et al. (2022) cannot be checked.'); continue
+        if skip := _untrained_text(ctx, t, ('alibi',)): out.append(skip); continue
+        g = {pe: rs for pe, rs in g.items() if not trained(ctx, t, pe)}   # only encodings that trained
         rise = lambda r: (lambda s: s[-1] - s[0] if s and s[0] is not None and s[-1] is not None else None)(r['metrics']['extrapolation'].get('sliding_loss'))
         ex = g['alibi'][0]['metrics']['extrapolation']
         means = pe_means(g, rise)
         order = sorted(means, key=means.get)
-        if len(order) < 2: out.append(f'On {t}, ALiBi is the only encoding with extrapolation results; there is nothing to compare.'); continue
+        if len(order) < 2: out.append(f'On {t}, ALiBi is the only trained encoding with extrapolation results; there is nothing to compare.'); continue
         other = next(pe for pe in order if pe != 'alibi')
         c = compare(ctx, t, other, 'alibi', rise)   # positive: ALiBi's loss rises less than the best other encoding's
         out.append(f"On {t}, from length {ex['lengths'][0]} (trained) to {ex['lengths'][-1]} the sliding-window validation loss of ALiBi "
@@ -602,21 +671,49 @@ def conclusion_press(ctx) -> list[str]:
     return out or ['No language-model runs with extrapolation results, so the extrapolation claim of Press et al. (2022) is not examined.']
 
 # %% ../nbs/12_report.ipynb #b99190dd
+KAZEMNEJAD_MRR = dict(none=0.69, t5=0.55, alibi=0.50, rope=0.33, sinusoidal=0.22)   # their Fig. 1; APE beside sinusoidal
+
+def synthetic_mrr(ctx) -> tuple[dict, list[str]]:
+    "Mean reciprocal rank of each encoding by accuracy beyond the training length, over the synthetic tasks on which at least one encoding trained."
+    scores = {}
+    for t in tasks_of(ctx.runs, 'synthetic'):
+        c = train_check(ctx, t)
+        if c and any(c['ok'].values()): scores[t] = pe_means(by_pe(select(ctx.runs, task=t)), lambda r: r['metrics'].get('acc_ood'))
+    return mean_reciprocal_rank(scores), list(scores)
+
+def mrr_table(ctx) -> str:
+    "The MRR of every encoding here next to Kazemnejad et al.'s ('' without a trained synthetic task)."
+    mrr, ts = synthetic_mrr(ctx)
+    if not mrr: return ''
+    rows = [[pe, num(v, 2), num(KAZEMNEJAD_MRR[pe], 2) if pe in KAZEMNEJAD_MRR else ''] for pe, v in mrr.items()]
+    return md_table(['encoding', 'MRR here', 'Kazemnejad et al.'], rows,
+                    f'Mean reciprocal rank by accuracy beyond the training length over {len(ts)} synthetic tasks ({", ".join(ts)}); '
+                    'ties share the best rank. Kazemnejad et al. (2023) rank five encodings over their tasks; their absolute '
+                    'embedding (APE) is set beside sinusoidal.', 'mrr')
+
 def conclusion_kazemnejad(ctx) -> list[str]:
     out = []
     for t in tasks_of(ctx.runs, 'synthetic'):
         g = by_pe(select(ctx.runs, task=t))
         acc = lambda r: r['metrics'].get('acc_ood')
-        means = pe_means(g, acc)
+        means = {pe: v for pe, v in pe_means(g, acc).items() if not trained(ctx, t, pe)}   # only encodings that trained
         ours = [pe for pe in ('none', 't5') if pe in means]
         rest = [pe for pe in means if pe not in ('none', 't5')]
         if not ours or not rest:
-            out.append(f"On {t}, {'NoPE and T5 have' if not ours else 'only NoPE/T5 have'} no finished runs to compare, so Kazemnejad et al. (2023) cannot be checked."); continue
+            why = 'no encoding passed the training check' if not means else (
+                'neither NoPE nor T5 passed the training check' if not ours else 'no other encoding passed the training check')
+            out.append(f"On {t}, {why} (@sec-trained), so Kazemnejad et al. (2023) cannot be checked there."); continue
         a, b = max(ours, key=means.get), max(rest, key=means.get)
         c = compare(ctx, t, a, b, acc)
         out.append(f"On {t}, accuracy on inputs longer than in training: best of NoPE/T5 ({a}, {num(means[a], 3)}) − best of the others "
                    f"({b}, {num(means[b], 3)}) = {_cmp_text(c, 3)}. Kazemnejad et al. (2023) found that NoPE and T5's relative bias generalise "
                    f"to longer inputs better than absolute encodings, RoPE and ALiBi; this {judge(c['diff'], c['p'], 1)}.")
+    mrr, ts = synthetic_mrr(ctx)
+    if mrr:
+        top = list(mrr)[:3]
+        out.append(f"Over {len(ts)} trained synthetic tasks the mean reciprocal rank (@tbl-mrr) puts "
+                   + ', '.join(f'{pe} ({num(mrr[pe], 2)})' for pe in top)
+                   + " first; Kazemnejad et al. report NoPE 0.69, T5 0.55, ALiBi 0.50, RoPE 0.33 and APE 0.22.")
     return out or ['No synthetic-task runs, so the length-generalisation findings of Kazemnejad et al. (2023) are not examined.']
 
 # %% ../nbs/12_report.ipynb #46bc5b03
@@ -633,17 +730,51 @@ def conclusion_rope(ctx) -> list[str]:
                    f"results put RoPE ahead of the absolute encodings; this {judge(c['diff'], c['p'], 1)}." + low_bleu_caveat(ctx, t))
     return out or ['No translation runs, so the reports that put RoPE ahead on fr→en translation are not examined.']
 
+# %% ../nbs/12_report.ipynb #a9b8c7d6
+def conclusion_haviv(ctx) -> list[str]:
+    out = []
+    for t in tasks_of(ctx.runs, 'mlm') + tasks_of(ctx.runs, 'lm'):
+        c = train_check(ctx, t)
+        absolute = [pe for pe in ('learnable', 'sinusoidal') if c['ok'].get(pe)]
+        if 'none' not in c['dist'] or not absolute:
+            out.append(f"On {t}, NoPE and a trained absolute encoding are not both there, so Haviv et al. (2022) cannot be checked."); continue
+        a = max(absolute, key=c['dist'].get)
+        cmp = compare(ctx, t, 'none', a, lambda r: r['metrics'].get('val_loss'))
+        base = f"{c['baseline_name']} ({num(c['baseline'], 3)} nats)"
+        if c['kind'] == 'mlm':
+            out.append(f"On {t}, NoPE ends {num(c['dist']['none'], 3)} nats below the {base}, {a} {num(c['dist'][a], 3)}; NoPE − {a} "
+                       f"validation loss = {_cmp_text(cmp, 3)}. Haviv et al. (2022) found that a masked LM without positional "
+                       f"encoding fails to learn; this {judge(cmp['diff'], cmp['p'], 1)}.")
+        else:
+            out.append(f"On {t} (causal), NoPE − {a} validation loss = {_cmp_text(cmp, 3)}, NoPE being {num(c['dist']['none'], 3)} nats "
+                       f"below the {base}. Haviv et al. (2022) found causal LMs without positional encoding competitive with "
+                       f"positional ones, the gap small next to the masked case.")
+    return out or ['No language-model runs, so the NoPE findings of Haviv et al. (2022) are not examined.']
+
+def conclusion_shaw(ctx) -> list[str]:
+    out = []
+    for t in tasks_of(ctx.runs, 'seq2seq'):
+        c = compare(ctx, t, 'shaw', 'sinusoidal', _bleu, boot_metric='bleu')
+        if c is None: out.append(f'On {t}, Shaw and sinusoidal encodings cannot be compared: one of them has no finished run.'); continue
+        if skip := _untrained_text(ctx, t, ('shaw', 'sinusoidal')): out.append(skip); continue
+        out.append(f"On {t}, shaw − sinusoidal beam BLEU = {_cmp_text(c)}. Shaw et al. (2018) gained 1.3 BLEU (WMT14 en→de) and "
+                   f"0.3 (en→fr) with relative position representations over sinusoidal ones; this {judge(c['diff'], c['p'], 1)}."
+                   + low_bleu_caveat(ctx, t))
+    return out or ['No translation runs, so the relative-representation gain of Shaw et al. (2018) is not examined.']
+
 # %% ../nbs/12_report.ipynb #2b485591
 def sec_conclusions(ctx:ReportContext) -> str:
     "Where the results agree or disagree with the literature, sentence by sentence from the numbers."
     parts = [('Learned versus sinusoidal', conclusion_vaswani), ('ALiBi and extrapolation', conclusion_press),
-             ('NoPE and T5 on longer inputs', conclusion_kazemnejad), ('RoPE on translation', conclusion_rope)]
+             ('NoPE and T5 on longer inputs', conclusion_kazemnejad), ('RoPE on translation', conclusion_rope),
+             ('NoPE in masked and causal LMs', conclusion_haviv), ('Relative representations on translation', conclusion_shaw)]
     out = ['# Conclusions {#sec-conclusions}\n',
            'Each statement compares two encodings on one task: the difference of their means over seeds ± its standard '
            'error, and a two-sided p-value (significant below 0.05). With few seeds and small budgets, "not significant" '
            'means the runs cannot tell the encodings apart, not that they are equal.\n']
     for title, fn in parts:
         out.append(f'**{title}.** ' + ' '.join(fn(ctx)) + '\n')
+        if fn is conclusion_kazemnejad and (t := mrr_table(ctx)): out.append(t)
     return '\n'.join(out)
 
 # %% ../nbs/12_report.ipynb #c67baac1
@@ -745,8 +876,8 @@ def sec_glance(ctx:ReportContext) -> str:
 # %% ../nbs/12_report.ipynb #d8aae350
 def report_markdown(ctx:ReportContext) -> str:
     "The whole report as Quarto-compatible Markdown."
-    parts = [front_matter(ctx), sec_glance(ctx), SEC_WHY, sec_encodings(ctx), sec_setup(ctx), sec_results(ctx), sec_extrapolation(ctx),
-             sec_speed(ctx), sec_examples(ctx), sec_conclusions(ctx), sec_runs(ctx)]
+    parts = [front_matter(ctx), sec_glance(ctx), SEC_WHY, sec_encodings(ctx), sec_setup(ctx), sec_trained(ctx), sec_results(ctx),
+             sec_extrapolation(ctx), sec_speed(ctx), sec_examples(ctx), sec_conclusions(ctx), sec_runs(ctx)]
     return '\n'.join(p.strip('\n') + '\n' for p in parts)
 
 # %% ../nbs/12_report.ipynb #f206884d

@@ -78,18 +78,18 @@ def fake_runs(root:str|Path, # folder that becomes `runs/<profile>`
                     L = 64
                     lens = [L, 2 * L, 4 * L, 8 * L]
                     grow = 0.02 if pe in ('alibi', 'rope', 'none') else 0.25
-                    met.update(val_ppl=math.exp(vl), val_bpc=vl / math.log(2), extrapolation=dict(
+                    met.update(val_ppl=math.exp(vl), val_bpc=vl / math.log(2), baseline=dict(unigram=3.35, bigram=2.49), extrapolation=dict(
                         train_len=L, lengths=lens,
                         chunked_loss=[vl + grow * i for i in range(4)], sliding_loss=[vl + grow * i * 0.8 for i in range(4)],
                         loss_by_pos={str(n): [vl + 0.5 * math.exp(-t / 8) + (grow * (t - L) / L if t > L else 0)
                                               for t in range(n)] for n in (L, 8 * L)}))
                 elif kind == 'mlm':
-                    met.update(val_bpt_masked=vl / math.log(2) + 0.5)
+                    met.update(val_bpt_masked=vl / math.log(2) + 0.5, baseline=dict(unigram=1.5))
                 elif kind == 'synthetic':
                     accs = {str(n): max(0., min(1., 1 - q - (0.1 * (n / 16 - 1) * (1 + pe_rank(pe)) if n > 16 else 0)))
                             for n in (4, 8, 16, 32, 64)}
                     met.update(acc_by_len=accs, train_max_len=16, acc_in_dist=float(np.mean([accs[k] for k in ('4', '8', '16')])),
-                               acc_ood=float(np.mean([accs[k] for k in ('32', '64')])))
+                               acc_ood=float(np.mean([accs[k] for k in ('32', '64')])), baseline=dict(constant_answer=0.05))
                 else:
                     greedy = [_noisy(rng, s, 0.25 + q) for s in refs]
                     beam = [_noisy(rng, s, 0.2 + q) for s in refs]
@@ -105,6 +105,8 @@ def fake_runs(root:str|Path, # folder that becomes `runs/<profile>`
                                bleu_by_src_len={b: bleu.corpus_score([beam[i] for i in ix], [[refs[i] for i in ix]]).score
                                                 for b, ix in (('1-8', short), ('9+', long_))},
                                decode_sent_per_s=50. - pe_rank(pe),
+                               baseline=dict(copy_source=dict(bleu=bleu.corpus_score(srcs, [refs]).score,
+                                                              chrf=chrf.corpus_score(srcs, [refs]).score)),
                                examples=[dict(src=srcs[i], ref=refs[i], greedy=greedy[i], beam=beam[i],
                                               nbest=[[beam[i], -1.5], [greedy[i], -2.0]]) for i in range(3)])
                     if extras and seed == seeds[0]:   # the recipes' attention.npz: '<group>/<layer>' → (H, Tq, Tk)
