@@ -82,3 +82,8 @@ def test_readme_nanogpt_numbers_come_from_runs():
     runs = ROOT/'runs'/'dev-notes-nanogpt'
     got = [json.loads((runs/f'{v}__learnable__s0.json').read_text())['val_loss'] for v in ('before', 'after')]
     assert [m[1], m[2]] == [f'{x:.3f}' for x in got]
+    m = re.search(r'learnable from (\d\.\d{3}) to (\d\.\d{3}) nats, NoPE (\d\.\d{3})', readme)
+    assert m, 'the README no longer quotes the masked-LM probes'
+    probes = ROOT/'runs'/'dev-notes-recipes'
+    got = [json.loads((probes/n/'metrics.json').read_text())['val_loss'] for n in ('mlm-learnable-sqrtd', 'mlm-learnable', 'mlm-none')]
+    assert [m[1], m[2], m[3]] == [f'{x:.3f}' for x in got]
