@@ -17,6 +17,9 @@ PROBES = {   # name -> (task, pe, params, what it asks)
     **{f'{t}-d64': (t, 'rope', SYN, f'{t}: 2 × 64, 3,000 steps, 50k examples, no dropout') for t in ('reverse', 'sort', 'duplicate', 'parity', 'addition')},
     'addition-d128': ('addition', 'rope', dict(SYN, d_model=128, lr=1e-3, steps=4000, n_test_per_length=100),
                       'addition: 2 × 128, lr 1e-3, 4,000 steps'),
+    'copy-none': ('copy', 'none', dict(SYN, steps=4000, n_test_per_length=100), 'copy, NoPE: 2 × 64, 4,000 steps'),
+    'reverse-none': ('reverse', 'none', dict(SYN, steps=6000, n_test_per_length=100), 'reverse, NoPE: 2 × 64, 6,000 steps'),
+    'reverse-none-b64': ('reverse', 'none', dict(SYN, batch_size=64, n_test_per_length=100), 'reverse, NoPE: 2 × 64, batch 64, 3,000 steps'),
     **{f'mlm-{pe}-sqrtd': ('shakespeare-mlm', pe, dict(MLM, scale_emb=True), f'MLM {pe}, embeddings × √d (the earlier default)')
        for pe in ('learnable', 'none')},
     **{f'mlm-{pe}': ('shakespeare-mlm', pe, dict(MLM, scale_emb=False), f'MLM {pe}, unscaled embeddings') for pe in ('learnable', 'none', 'sinusoidal')},
