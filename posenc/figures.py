@@ -283,7 +283,9 @@ def fig_synthetic(runs:list[dict]):
     "Exact-match accuracy against input length per synthetic task and encoding; the training length marked."
     tasks = tasks_of(runs, 'synthetic')
     if not tasks: raise NoData('no finished synthetic-task run')
-    fig = _fig(3.3 * len(tasks) + 0.5, 2.8); axs = np.atleast_1d(fig.subplots(1, len(tasks)))
+    nc = min(3, len(tasks)); nr = -(-len(tasks) // nc)   # three tasks a row, the legend on the right
+    fig = _fig(3.0 * nc + 1.3, 2.5 * nr); axs = fig.subplots(nr, nc, squeeze=False).ravel()
+    for a in axs[len(tasks):]: a.set_axis_off()
     for a, task in zip(axs, tasks):
         rs = select(runs, task=task)
         df = tidy(rs, 'acc_by_len'); hues = pe_hues(df.pe)
@@ -291,12 +293,14 @@ def fig_synthetic(runs:list[dict]):
                                  style_order=hues, markers={p: pe_marker(p) for p in hues}, dashes=False, markersize=4, mew=0,
                                  lw=1.2, errorbar='sd', legend=a is axs[0], ax=a)
         tl = next((r['metrics']['train_max_len'] for r in rs if r['metrics'].get('train_max_len')), None)
-        a.set_xscale('log', base=2)
+        if len(df) and df.length.max() > 32: a.set_xscale('log', base=2)   # up to 32, every length on a linear axis
         if tl:
             a.axvline(tl, color='k', ls='--', lw=1); a.axvspan(tl, a.get_xlim()[1], color='0.9', zorder=0)
             a.text(tl, 0.02, ' train max', fontsize=7)
         a.set(title=task, xlabel='length', ylabel='accuracy', ylim=(-0.02, 1.02))
-    _legend(axs[0])
+    if (lg := axs[0].get_legend()) is not None:
+        h, l = axs[0].get_legend_handles_labels(); lg.remove()
+        fig.legend(h, l, loc='outside right upper', fontsize=7, frameon=False)
     return fig
 
 # %% ../nbs/11_figures.ipynb #fbf45726
