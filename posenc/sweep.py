@@ -91,10 +91,17 @@ def load_profile(path:str|Path, # a TOML file: description, pes, seeds, [common]
     if not isinstance(tasks, dict) or not tasks: raise bad("no tasks: add a table per task, e.g. [tasks.copy]")
     unknown = [t for t in tasks if t not in TASK_TEMPLATES]
     if unknown: raise bad(f"unknown task(s) {', '.join(map(repr, unknown))}. Valid tasks: {', '.join(TASK_TEMPLATES)}")
+    task_seeds = {}   # a task's own `seeds` (e.g. one seed for an expensive task) wins over the profile's
     for t, p in tasks.items():
         if not isinstance(p, dict): raise bad(f"'tasks.{t}' must be a table: [tasks.{t}]")
+        if 'seeds' in p:
+            s = p['seeds']
+            if not (isinstance(s, list) and s and all(isinstance(x, int) and not isinstance(x, bool) for x in s)):
+                raise bad(f"'tasks.{t}.seeds' must be a non-empty list of integers, e.g. seeds = [0] (got {s!r})")
+            task_seeds[t] = list(s)
     return dict(description=raw.get('description', ''), pes=list(pes) if pes else None, seeds=list(seeds),
-                tasks={t: {k: _none(v) for k, v in {**common, **p}.items()} for t, p in tasks.items()})
+                tasks={t: {k: _none(v) for k, v in {**common, **p}.items() if k != 'seeds'} for t, p in tasks.items()},
+                **({'task_seeds': task_seeds} if task_seeds else {}))
 
 def _builtin_profiles() -> dict:
     files = {p.stem: p for p in sorted(profiles_dir().glob('*.toml'))}
@@ -126,6 +133,7 @@ def get_profile(name:str|Path|dict, # a key of `PROFILES`, a path to a TOML prof
     prof['missing_pes'] = [p for p in want if p not in PE_REGISTRY] if builtin else []
     prof['pes'] = [p for p in want if p not in prof['missing_pes']]
     prof['seeds'] = list(prof.get('seeds') or [0])
+    prof['task_seeds'] = dict(prof.get('task_seeds') or {})
     tasks = prof.get('tasks') or {}
     prof['missing'] = [t for t in tasks if not task_available(t, download)]
     prof['tasks'] = {t: dict(p) for t, p in tasks.items() if t not in prof['missing']}
@@ -155,13 +163,15 @@ def plan(profile:str|dict='smoke', # a key of `PROFILES` or a profile dict
         ) -> list[Job]:
     "The jobs of a profile, optionally restricted to some encodings, tasks or seeds."
     prof = get_profile(profile, download)
-    for what, got, valid in (('task', tasks, prof['tasks']), ('seed', seeds, prof['seeds'])):
+    seeds_of = lambda t: prof['task_seeds'].get(t, prof['seeds'])
+    every = list(dict.fromkeys(prof['seeds'] + [s for t in prof['tasks'] for s in seeds_of(t)]))
+    for what, got, valid in (('task', tasks, prof['tasks']), ('seed', seeds, every)):
         bad = [x for x in (got or []) if x not in valid]
         if bad: raise ValueError(f"{what}(s) {bad} not in profile {prof['name']!r}: {list(valid)}")
     ts = [t for t in prof['tasks'] if not tasks or t in tasks]
     ts.sort(key=lambda t: _COST.get(TASK_TEMPLATES.get(t), 9))
     jobs = [Job(t, pe, s, prof['name'], prof['tasks'][t], str(template_path(t, templates)))
-            for s in prof['seeds'] if not seeds or s in seeds for t in ts for pe in (pes or prof['pes'])
+            for s in every if not seeds or s in seeds for t in ts if s in seeds_of(t) for pe in (pes or prof['pes'])
             if not skips_task(pe, t)]
     return jobs
 

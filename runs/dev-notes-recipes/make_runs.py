@@ -20,6 +20,9 @@ PROBES = {   # name -> (task, pe, params, what it asks)
     'copy-none': ('copy', 'none', dict(SYN, steps=4000, n_test_per_length=100), 'copy, NoPE: 2 × 64, 4,000 steps'),
     'reverse-none': ('reverse', 'none', dict(SYN, steps=6000, n_test_per_length=100), 'reverse, NoPE: 2 × 64, 6,000 steps'),
     'reverse-none-b64': ('reverse', 'none', dict(SYN, batch_size=64, n_test_per_length=100), 'reverse, NoPE: 2 × 64, batch 64, 3,000 steps'),
+    'ted-tatoeba-rope': ('ted-tatoeba', 'rope', dict(d_model=128, n_heads=4, n_layers=3, vocab_size=4000, batch_tokens=4096, steps=1500,
+                                                     eval_every=500, dropout=0.1, lr=1e-3, warmup=400, valid_size=500, test_size=None),
+                         'ted-tatoeba, RoPE: 3+3 × 128, 4k BPE, 1,500 steps of 4,096 tokens'),
     **{f'mlm-{pe}-sqrtd': ('shakespeare-mlm', pe, dict(MLM, scale_emb=True), f'MLM {pe}, embeddings × √d (the earlier default)')
        for pe in ('learnable', 'none')},
     **{f'mlm-{pe}': ('shakespeare-mlm', pe, dict(MLM, scale_emb=False), f'MLM {pe}, unscaled embeddings') for pe in ('learnable', 'none', 'sinusoidal')},
