@@ -9,7 +9,7 @@ from pathlib import Path
 import numpy as np
 import logging
 from .results import (NoData, load_runs, select, tasks_of, by_pe, pe_rank, pe_order, mean_std, pe_means, best_pe,
-                            bootstrap_scores, welch, boot_p, task_rank, mean_reciprocal_rank)
+                            bootstrap_scores, welch, boot_p, task_rank, mean_reciprocal_rank, metric_at)
 from .render import FORMATS, render
 
 log = logging.getLogger('posenc.report')
@@ -56,7 +56,7 @@ class ReportContext:
     "Everything the sections need: runs, figure paths relative to the report, figure skip reasons, cached bootstraps."
     def __init__(self, runs_dir, figures_dir, out_dir, n_boot:int=1000):
         self.runs_dir, self.figures_dir, self.out_dir = Path(runs_dir), Path(figures_dir), Path(out_dir)
-        self.runs, self.n_boot, self._boot = load_runs(runs_dir), n_boot, {}
+        self.runs, self.n_boot, self._boot, self._checks = load_runs(runs_dir), n_boot, {}, {}
         idx = json.loads((self.figures_dir/'figures.json').read_text()) if (self.figures_dir/'figures.json').is_file() else {}
         self.fig_index = idx.get('figures', {})
     def figure(self, name:str, caption:str, dpi:int=110, text_in:float=6.7) -> str:
@@ -239,19 +239,19 @@ TRAIN_CRITERIA = dict(   # kind -> (measure key, baseline key, higher is better,
     synthetic=('acc_in_dist', 'constant_answer', True, 0.99, 'best constant answer'),
     seq2seq=('bleu.beam', 'copy_source.bleu', True, 5.0, 'source copied'))
 
-def _get(m:dict, key:str):
-    for part in key.split('.'): m = m.get(part) if isinstance(m, dict) else None
-    return m
-
 def train_check(ctx:ReportContext, task:str) -> dict|None:
     "Each encoding's mean measure on `task`, the trivial baseline, the distance to it and whether it trained (None: no finished run)."
+    if task not in ctx._checks: ctx._checks[task] = _train_check(ctx, task)   # the conclusions ask once per encoding
+    return ctx._checks[task]
+
+def _train_check(ctx, task):
     rs = select(ctx.runs, task=task)
     if not rs: return None
     kind = rs[0]['kind']
     key, bkey, hi, cut, bname = TRAIN_CRITERIA[kind]
     g = by_pe(rs)
-    val = pe_means(g, lambda r: _get(r['metrics'], key))
-    bases = [b for r in rs if isinstance(b := _get(r['metrics'], 'baseline.' + bkey), (int, float))]
+    val = pe_means(g, lambda r: metric_at(r, key))
+    bases = [b for r in rs if isinstance(b := metric_at(r, 'baseline.' + bkey), (int, float))]
     base = float(np.mean(bases)) if bases else math.nan
     dist = {pe: (v - base) if hi else (base - v) for pe, v in val.items()}
     if kind == 'synthetic': ok = {pe: v >= cut for pe, v in val.items()}
