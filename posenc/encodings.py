@@ -75,6 +75,7 @@ class PosEnc(nn.Module):
     name = 'base'
     needs_probs = False       # True when `values` needs the attention weights (forces the explicit attention path)
     causal_only = False       # True when the scheme cannot serve a bidirectional (encoder) stack
+    token_scale_init = False  # True for learned tables added to the tokens: a √d-scaling model scales their init too
     takes_positions = False   # True when every hook honours `pos_map` (arbitrary positions, for `rand_pos` training)
     pos_map = None            # while set (1-D long tensor), row t of the sequence sits at position pos_map[t], not t
     def __init__(self, d_model:int, n_heads:int, n_layers:int=1, max_len:int=1024, causal:bool=False):
@@ -220,6 +221,7 @@ class SinusoidalPE(PosEnc):
 class LearnablePE(PosEnc):
     "Learned absolute position table added to the token embeddings."
     takes_positions = True
+    token_scale_init = True  # a model that scales its tokens (×√d) scales this table's initial values with them
     def __init__(self, d_model, n_heads, n_layers=1, max_len=1024, causal=False,
                  init_std:float=None): # std of the initial table; default d_model**-0.5
         super().__init__(d_model, n_heads, n_layers, max_len, causal)
@@ -242,6 +244,7 @@ class LearnablePE(PosEnc):
 class LayerwisePE(PosEnc):
     "A learned absolute table per layer, added inside every block (or per head to q and k)."
     takes_positions = True
+    token_scale_init = True  # a model that scales its tokens (×√d) scales these tables' initial values with them
     def __init__(self, d_model, n_heads, n_layers=1, max_len=1024, causal=False,
                  per_head:bool=False, # add to each head's q and k instead of the block input
                  init_std:float=None): # std of the initial tables; default d_model**-0.5

@@ -179,7 +179,7 @@ class Seq2Seq(_Tokens):
         self.dec = Stack(cfg, cfg.n_dec_layers, causal=True, cross=True, role='decoder')
         if self.scale != 1 and 'init_std' not in cfg.pe_opts:   # learned absolute tables start on the scaled tokens' scale
             for m in self.modules():
-                if isinstance(m, PosEnc) and m.name in ('learnable', 'layerwise'):
+                if isinstance(m, PosEnc) and m.token_scale_init:
                     for t in m.parameters(): t.data.mul_(self.scale)
     def new_cache(self) -> KVCache: return KVCache(self.cfg.n_dec_layers)
     def encode(self, src:torch.Tensor):
