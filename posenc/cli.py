@@ -43,7 +43,7 @@ def pes():
     return 0
 
 # %% ../nbs/14_cli.ipynb #6e1eca8f
-def sweep(profile:str='default', # smoke, default, cpu, gpu or a .toml file
+def sweep(profile:str='default', # smoke, default, full, gpu or a .toml file
           workers:int=None, # runs side by side (default: one per CPU core)
           threads:int=1, # torch threads per run
           pes:str=None, # only these encodings, comma-separated
@@ -83,7 +83,7 @@ def _dask_target(scheduler, cluster, jobs, cores, memory, walltime, queue, accou
         print(f"cluster: {jobs} {cluster} job(s) of {cores} worker(s) each, for the scheduler at {c.scheduler_address}", flush=True)
         yield c
 
-def status(profile:str='default', # smoke, default, cpu, gpu or a .toml file
+def status(profile:str='default', # smoke, default, full, gpu or a .toml file
            runs_dir:str=None, # the runs folder (default: runs/<profile>)
            verbose:bool=False, # list every run, not only the counts
           ):
@@ -127,7 +127,7 @@ def report(profile:str='default', # the profile whose runs are reported (a name 
     for fmt, p in got.items(): print(f"report ({fmt}): {p}")
     return 0
 
-def run(profile:str='default', # smoke, default, cpu, gpu or a .toml file
+def run(profile:str='default', # smoke, default, full, gpu or a .toml file
         workers:int=None, # runs side by side (default: one per CPU core)
         pes:str=None, # only these encodings, comma-separated
         tasks:str=None, # only these tasks, comma-separated

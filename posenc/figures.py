@@ -61,9 +61,12 @@ def pe_params(run:dict) -> dict[str, np.ndarray]:
         return {k: v.float().numpy() for k, v in sd.items() if isinstance(v, torch.Tensor) and '.pe.' in f'.{k}'}
     return {}
 
-def trained_param(runs:list[dict], pe:str, suffix:str) -> tuple[np.ndarray, str]:
-    "The first trained parameter ending in `suffix` among finished `pe` runs (encoder's first), and the run id."
-    for r in select(runs, pe=pe):
+def trained_param(runs:list[dict], # loaded runs
+                  pe:str, # the encoding whose parameter is wanted
+                  suffix:str # end of the state-dict key, e.g. 'pe.table'
+                 ) -> tuple[np.ndarray, str]:
+    "The first trained parameter ending in `suffix` (encoder's first) among finished `pe` runs in task order, and its run id."
+    for r in sorted(select(runs, pe=pe), key=lambda r: (task_rank(r['task']), r['task'])):   # stable: seed order kept
         ps = pe_params(r)
         for k in sorted(ps, key=lambda k: (not k.startswith('enc'), k)):
             if k.endswith(suffix): return ps[k], r['id']
@@ -185,7 +188,7 @@ def fig_bias_matrices(runs:list[dict], # loaded runs (head count, trained T5 tab
     "ALiBi and T5 attention-logit biases (T×T) for every head."
     H = _n_heads(runs)
     rb, rid = trained_param(runs, 't5', 'pe.rel_bias')
-    bidir = rid is None or 'enc.' in next((k for k in pe_params(select(runs, pe='t5')[0]) if k.endswith('rel_bias')), 'enc.')
+    bidir = rid is None or 'enc.' in next((k for k in pe_params(next(r for r in runs if r['id'] == rid)) if k.endswith('rel_bias')), 'enc.')
     t5 = make_pe('t5', d_model=8 * H, n_heads=rb.shape[1] if rb is not None else H, causal=not bidir,
                  num_buckets=rb.shape[0] if rb is not None else 32)
     if rb is not None: t5.rel_bias.data = torch.as_tensor(rb)

@@ -59,7 +59,7 @@ try: import tomllib   # Python ≥ 3.11
 except ModuleNotFoundError: import tomli as tomllib   # Python 3.10: the `tomli` package
 
 PROFILE_KEYS = ('description', 'pes', 'seeds', 'common', 'tasks')
-_BUILTIN_ORDER = ('smoke', 'default', 'cpu', 'gpu')
+_BUILTIN_ORDER = ('smoke', 'default', 'full', 'gpu')
 
 def profiles_dir() -> Path:
     "The folder of the built-in profiles (`profiles/` of the project)."

@@ -109,6 +109,14 @@ def fake_runs(root:str|Path, # folder that becomes `runs/<profile>`
                                                               chrf=chrf.corpus_score(srcs, [refs]).score)),
                                examples=[dict(src=srcs[i], ref=refs[i], greedy=greedy[i], beam=beam[i],
                                               nbest=[[beam[i], -1.5], [greedy[i], -2.0]]) for i in range(3)])
+                    # two official test sets (halves of the scored test) and an extra one (its greedy output stands in)
+                    h = n_sent // 2
+                    one = lambda hs, ix, extra: dict(bleu=bleu.corpus_score([hs[i] for i in ix], [[refs[i] for i in ix]]).score,
+                        chrf=chrf.corpus_score([hs[i] for i in ix], [[refs[i] for i in ix]]).score, sentences=len(ix), extra=extra,
+                        copy_source=dict(bleu=bleu.corpus_score([srcs[i] for i in ix], [[refs[i] for i in ix]]).score,
+                                         chrf=chrf.corpus_score([srcs[i] for i in ix], [[refs[i] for i in ix]]).score))
+                    met['by_test_set'] = {'fake/test-a': one(beam, range(h), False), 'fake/test-b': one(beam, range(h, n_sent), False),
+                                          'fake/held-out': one(greedy, range(n_sent), True)}
                     if extras and seed == seeds[0]:   # the recipes' attention.npz: '<group>/<layer>' → (H, Tq, Tk)
                         S, T, g = len(srcs[0].split()), len(refs[0].split()) + 1, np.random.default_rng(pe_rank(pe))
                         att = lambda *s: (lambda a: a / a.sum(-1, keepdims=True))(g.random(s)).astype(np.float16)

@@ -47,7 +47,7 @@ def test_sweep_dry_run_and_status(tmp_path):
 
 def test_bad_profile_is_reported():
     rc, _, err = posenc('sweep', '--profile', 'fast', '--dry-run')
-    assert rc == 1 and 'Valid profiles: smoke, default, cpu, gpu' in err
+    assert rc == 1 and 'Valid profiles: smoke, default, full, gpu' in err
 
 
 def test_train_dry_run_prints_one_job(tmp_path):

@@ -21,7 +21,7 @@ def test_draw_all_complete(full):
     assert idx['runs'] == 4 * 3 * 2 and all('file' in v for v in idx['figures'].values())
 
 def test_partial_sweep_skips_with_reasons(tmp_path):
-    runs = tmp_path/'runs'/'cpu'
+    runs = tmp_path/'runs'/'full'
     fake_runs(runs, tasks=('shakespeare', 'copy'), pes=('rope',), seeds=(0,), extras=False, failed=[('copy', 'rope', 0)])
     (runs/'shakespeare__alibi__s0').mkdir()                      # a run that has only started: config.json alone
     (runs/'shakespeare__alibi__s0'/'config.json').write_text(json.dumps(dict(task='shakespeare', pe='alibi', seed=0)))
@@ -37,7 +37,7 @@ def test_partial_sweep_skips_with_reasons(tmp_path):
     assert {r['status'] for r in load_runs(runs)} >= {'done', 'failed'}   # an unfinished run may or may not be listed
 
 def test_trained_table_from_checkpoint(tmp_path):
-    d = tmp_path/'runs'/'cpu'/'shakespeare__learnable__s0'
+    d = tmp_path/'runs'/'full'/'shakespeare__learnable__s0'
     (d/'checkpoints').mkdir(parents=True)
     (d/'config.json').write_text(json.dumps(dict(task='shakespeare', pe='learnable', seed=0)))
     (d/'metrics.json').write_text(json.dumps(dict(status='ok', kind='lm')))

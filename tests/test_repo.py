@@ -35,14 +35,17 @@ def _link_free(md:str) -> str:
     import re
     return re.sub(r'\]\([^)]*/(figures/[^)]+)\)', r'](\1)', md)
 
-def test_committed_numbers_come_from_runs_cpu(tmp_path):
-    "README's at-a-glance table and the committed report/cpu/report.md are what runs/cpu gives today."
-    from posenc.report import build_report, headline_markdown
-    runs = ROOT / 'runs' / 'cpu'
-    assert headline_markdown(runs, label=None).strip() in (ROOT / 'README.md').read_text()
-    out = build_report(runs, ROOT / 'figures' / 'cpu', tmp_path / 'report', formats=())
-    assert _link_free(out['md'].read_text()) == _link_free((ROOT / 'report' / 'cpu' / 'report.md').read_text()), \
-        "report/cpu is stale: run `posenc report --profile cpu`"
+def test_committed_numbers_come_from_runs_full(tmp_path):
+    "README's at-a-glance and training-check tables and the committed report/full/report.md are what runs/full gives today."
+    from posenc.report import ReportContext, build_report, headline_markdown, trained_table
+    runs, readme = ROOT / 'runs' / 'full', (ROOT / 'README.md').read_text()
+    assert headline_markdown(runs, label=None).strip() in readme
+    assert trained_table(ReportContext(runs, tmp_path, tmp_path), label=None).strip() in readme
+    out = build_report(runs, ROOT / 'figures' / 'full', tmp_path / 'report', formats=())
+    assert _link_free(out['md'].read_text()) == _link_free((ROOT / 'report' / 'full' / 'report.md').read_text()), \
+        "report/full is stale: run `posenc report --profile full`"
+    assert not (ROOT / 'runs' / 'cpu').exists() and not (ROOT / 'report' / 'cpu').exists(), 'the retired cpu profile left files'
+
 
 def test_jupyterlab_is_installed_and_make_lab_starts_it():
     "The set-up installs JupyterLab, and `make lab` starts it on the notebooks (with --allow-root only as root)."

@@ -25,9 +25,9 @@ def test_renders_html_and_pdf(built):
     assert md.index('best mean in bold') < md.index('# Why positional encodings')           # the glance table opens it
 
 def test_partial_sweep_states_gaps(tmp_path):
-    runs = tmp_path/'runs'/'cpu'
+    runs = tmp_path/'runs'/'full'
     fake_runs(runs, tasks=('shakespeare', 'copy'), pes=('rope',), seeds=(0,), extras=False, failed=[('copy', 'rope', 0)])
-    out = build_report(runs, tmp_path/'figures'/'cpu', tmp_path/'report'/'cpu')
+    out = build_report(runs, tmp_path/'figures'/'full', tmp_path/'report'/'full')
     md = out['md'].read_text()
     assert 'No finished runs of kind *seq2seq*, *mlm*, *synthetic*' in md
     assert 'No finished translation run, so there are no examples' in md

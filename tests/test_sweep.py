@@ -230,13 +230,13 @@ def test_profiles_are_well_formed():
         assert p['description'] and p['seeds'] and p['tasks'], name
         for t, params in p['tasks'].items():
             assert not set(params) - set(template_params(template_path(t))), (name, t)
-    assert len(PROFILES['cpu']['seeds']) >= 3
+    assert len(PROFILES['full']['seeds']) >= 3
 
 
 def test_profiles_come_from_the_toml_files(tmp_path):
     from posenc.sweep import profiles_dir, load_profile, check_profile
     files = sorted(profiles_dir().glob('*.toml'))
-    assert {f.stem for f in files} == set(PROFILES) >= {'smoke', 'default', 'cpu', 'gpu'}
+    assert {f.stem for f in files} == set(PROFILES) >= {'smoke', 'default', 'full', 'gpu', 'nanogpt'}
     for f in files: assert check_profile(load_profile(f), f) == PROFILES[f.stem]
     (tmp_path/'x.toml').write_text('pes = ["rope"]\n[tasks.copy]\n[tasks.sortt]\n')
     with pytest.raises(ValueError, match=r"x.toml: unknown task\(s\) 'sortt'. Valid tasks: "): get_profile(tmp_path/'x.toml')
