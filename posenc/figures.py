@@ -18,9 +18,9 @@ from .results import (NoData, read_run, load_runs, pe_order, pe_rank, task_rank,
 
 # %% auto #0
 __all__ = ['log', 'PE_COLORS', 'PE_MARKERS', 'ATTN_KINDS', 'FIGURES', 'pe_color', 'pe_marker', 'pe_hues', 'pe_palette',
-           'pe_params', 'trained_param', 'fig_pe_tables', 'fig_clock_hands', 'fig_dot_distance', 'mds2', 'fig_mds',
-           'fig_rope_distance', 'fig_bias_matrices', 'fig_loss_curves', 'fig_translation', 'fig_lm', 'fig_synthetic',
-           'fig_extrapolation', 'fig_speed_params', 'read_attention', 'fig_attention', 'draw_all']
+           'pe_params', 'trained_param', 'trained_positions', 'fig_pe_tables', 'fig_clock_hands', 'fig_dot_distance',
+           'mds2', 'fig_mds', 'fig_rope_distance', 'fig_bias_matrices', 'fig_loss_curves', 'fig_translation', 'fig_lm',
+           'fig_synthetic', 'fig_extrapolation', 'fig_speed_params', 'read_attention', 'fig_attention', 'draw_all']
 
 # %% ../nbs/11_figures.ipynb #5dfac7c8
 log = logging.getLogger('posenc.figures')
@@ -72,6 +72,14 @@ def trained_param(runs:list[dict], # loaded runs
             if k.endswith(suffix): return ps[k], r['id']
     return None, None
 
+def trained_positions(runs:list[dict], # loaded runs
+                      rid:str, # the run a table was read from (`trained_param`)
+                      n_pos:int) -> int: # positions wanted
+    "`n_pos`, capped at the longest input the run trained on (`block_size`): rows beyond it never got a gradient."
+    r = next((r for r in runs if r['id'] == rid), None)
+    bs = ((r or {}).get('config') or {}).get('params', {}).get('block_size')
+    return min(n_pos, bs) if isinstance(bs, int) and bs > 0 else n_pos
+
 # %% ../nbs/11_figures.ipynb #c500bc0a
 def _fig(w:float, h:float) -> Figure: return Figure(figsize=(w, h), layout='constrained')
 
@@ -86,7 +94,7 @@ def fig_pe_tables(runs:list[dict], # loaded runs (for a trained learnable table)
     if tab is None:
         torch.manual_seed(0)
         tab, title = make_pe('learnable', d, 4, max_len=n_pos).table.detach().numpy(), 'learnable, at initialisation (no trained table saved)'
-    else: title = f'learnable, trained ({rid})'
+    else: n_pos = trained_positions(runs, rid, n_pos); title = f'learnable, trained ({rid}), positions < {n_pos}'
     tab = tab[:n_pos]; v = np.abs(tab).max()
     im = ax[1].imshow(tab.T, aspect='auto', cmap='RdBu', vmin=-v, vmax=v)
     ax[1].set(title=title, xlabel='position'); ax[1].title.set_fontsize(9); fig.colorbar(im, ax=ax[1])
@@ -148,7 +156,7 @@ def fig_mds(runs:list[dict], # loaded runs (a trained learnable table is needed)
     "Two-dimensional MDS of the position vectors: sinusoidal, and a trained learnable table."
     tab, rid = trained_param(runs, 'learnable', 'pe.table')
     if tab is None: raise NoData('no finished learnable run saved its trained table (pe.npz or a checkpoint)')
-    tab = tab[:n_pos]
+    tab = tab[:trained_positions(runs, rid, n_pos)]                     # the rows that were trained
     fig = _fig(7, 3); ax = fig.subplots(1, 2)
     for a, X, title in ((ax[0], sinusoid_table(len(tab), tab.shape[1]).numpy(), 'sinusoidal'), (ax[1], tab, f'learnable ({rid})')):
         Y = mds2(X)
