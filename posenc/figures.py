@@ -10,6 +10,7 @@ import numpy as np
 import pandas as pd
 import seaborn as sns
 import torch
+from matplotlib import rc_context
 from matplotlib.figure import Figure
 from matplotlib.patches import Patch
 from .encodings import make_pe, sinusoid_table, alibi_slopes
@@ -444,7 +445,8 @@ def draw_all(runs_dir:str|Path, # runs/<profile> (or runs/)
         except Exception as e:   # a figure that breaks on odd data must not stop the others
             log.warning(f'figure {name}: failed, {type(e).__name__}: {e}'); index[name] = dict(skipped=f'error: {type(e).__name__}: {e}'); continue
         fs = [out/f'{name}.png'] + ([out/f'{name}.svg'] if svg else [])
-        for f in fs: fig.savefig(f, dpi=dpi, metadata={'Date': None} if f.suffix == '.svg' else None)
+        with rc_context({'svg.hashsalt': 'posenc'}):   # SVG element ids from their content: a redraw of the same runs is the same file
+            for f in fs: fig.savefig(f, dpi=dpi, metadata={'Date': None} if f.suffix == '.svg' else None)
         files += fs; index[name] = dict(file=fs[0].name, doc=(FIGURES[name].__doc__ or '').strip())
     (out/'figures.json').write_text(json.dumps(dict(runs=len(runs), figures=index), indent=1) + '\n')
     return files
