@@ -17,12 +17,13 @@ log = logging.getLogger('posenc.report')
 # %% auto #0
 __all__ = ['log', 'SEC_WHY', 'SEC_ENCODINGS', 'DATA_NOTES', 'TRAIN_CRITERIA', 'LOW_BLEU', 'SCALINGS', 'KAZEMNEJAD_MRR',
            'KAZEMNEJAD_OTHERS', 'num', 'pm', 'md_escape', 'md_table', 'ReportContext', 'front_matter', 'sec_encodings',
-           'sec_setup', 'passes', 'check_runs', 'train_check', 'test_set_checks', 'synthetic_trained', 'trained',
-           'trained_table', 'sec_trained', 'top_bleu', 'top_extra_bleu', 'low_bleu_caveat', 'sec_translation', 'sec_lm',
-           'sec_synthetic', 'sec_results', 'sec_rope_scaling', 'sec_extrapolation', 'sec_speed', 'sec_examples',
-           'fmt_p', 'judge', 'compare', 'conclusion_vaswani', 'conclusion_press', 'synthetic_mrr', 'mrr_table',
-           'conclusion_kazemnejad', 'conclusion_rope', 'conclusion_haviv', 'conclusion_shaw', 'sec_conclusions',
-           'sec_runs', 'headline', 'headline_markdown', 'sec_glance', 'report_markdown', 'build_report']
+           'sec_setup', 'passes', 'check_runs', 'train_check', 'extra_test_sets', 'test_set_checks',
+           'synthetic_trained', 'trained', 'trained_table', 'sec_trained', 'top_bleu', 'top_extra_bleu',
+           'low_bleu_caveat', 'sec_translation', 'sec_lm', 'sec_synthetic', 'sec_results', 'sec_rope_scaling',
+           'sec_extrapolation', 'sec_speed', 'sec_examples', 'fmt_p', 'judge', 'compare', 'conclusion_vaswani',
+           'conclusion_press', 'synthetic_mrr', 'mrr_table', 'conclusion_kazemnejad', 'conclusion_rope',
+           'conclusion_haviv', 'conclusion_shaw', 'sec_conclusions', 'sec_runs', 'headline', 'headline_markdown',
+           'sec_glance', 'report_markdown', 'build_report']
 
 # %% ../nbs/12_report.ipynb #924abd37
 def num(x, nd:int=2) -> str:
@@ -324,13 +325,17 @@ def train_check(ctx:ReportContext, task:str) -> dict|None:
     if task not in ctx._checks: ctx._checks[task] = check_runs(select(ctx.runs, task=task))
     return ctx._checks[task]
 
+def extra_test_sets(rs:list[dict]) -> list[str]:
+    "The extra test sets (scored on their own, e.g. held-out Tatoeba) that finished translation runs `rs` recorded, in order."
+    return list(dict.fromkeys(n for r in rs for n, s in (r['metrics'].get('by_test_set') or {}).items() if s.get('extra')))
+
 def test_set_checks(ctx:ReportContext, task:str) -> list[dict]:
     "The same check on each extra test set of a translation task (e.g. held-out Tatoeba), against its own copied source."
     key = (task, 'test sets')
     if key not in ctx._checks:
         rs = select(ctx.runs, task=task)
-        names = dict.fromkeys(n for r in rs for n, s in (r['metrics'].get('by_test_set') or {}).items() if s.get('extra'))
-        ctx._checks[key] = [check_runs(rs, f'by_test_set.{n}.bleu', f'by_test_set.{n}.copy_source.bleu', f'{task}: {n}') for n in names]
+        ctx._checks[key] = [check_runs(rs, f'by_test_set.{n}.bleu', f'by_test_set.{n}.copy_source.bleu', f'{task}: {n}')
+                            for n in extra_test_sets(rs)]
     return ctx._checks[key]
 
 def synthetic_trained(runs:list[dict]) -> list[str]:
@@ -357,11 +362,15 @@ def _trained_row(c:dict) -> list[str]:
             f"{best} ({num(c['value'][best], nd)})",
             num(far, nd) if math.isfinite(far) else '—', ', '.join(bad) or '—']
 
+def _task_checks(ctx:ReportContext) -> list[dict]:
+    "`train_check` of every task with finished runs, in task order."
+    return sorted((c for t in dict.fromkeys(r['task'] for r in select(ctx.runs)) if (c := train_check(ctx, t))),
+                  key=lambda c: task_rank(c['task']))
+
 def trained_table(ctx:ReportContext, label:str|None='trained') -> str:
     "The 'did it train?' table: a row per task (and per extra test set), '' without finished runs."
-    checks = [c for t in dict.fromkeys(r['task'] for r in select(ctx.runs)) if (c := train_check(ctx, t))]
+    checks = _task_checks(ctx)
     if not checks: return ''
-    checks.sort(key=lambda c: task_rank(c['task']))
     rows = [_trained_row(x) for c in checks for x in [c] + test_set_checks(ctx, c['task'])]
     header = ['task', 'trivial baseline', 'trained when', 'passed', 'best', 'least margin', 'did not pass (mean)']
     cap = ('Did it train? Margin: distance of the mean to the baseline (loss below it, accuracy or BLEU above it); '
@@ -371,7 +380,7 @@ def trained_table(ctx:ReportContext, label:str|None='trained') -> str:
 
 def sec_trained(ctx:ReportContext) -> str:
     "The check that opens the results: per task, the trivial baseline, how many encodings passed, and which did not."
-    checks = [c for t in dict.fromkeys(r['task'] for r in select(ctx.runs)) if (c := train_check(ctx, t))]
+    checks = _task_checks(ctx)
     if not checks: return ''
     n_all = sum(all(o is not None for o in c['ok'].values()) and not trained(ctx, c['task'], *c['ok']) for c in checks)
     mt = [c['task'] for c in checks if c['kind'] == 'seq2seq' and test_set_checks(ctx, c['task'])]
@@ -409,8 +418,7 @@ def top_bleu(ctx:ReportContext, task:str) -> float:
 def top_extra_bleu(ctx:ReportContext, task:str) -> tuple[str, float]|None:
     "The extra test set of `task` (e.g. held-out Tatoeba) on which some encoding's mean BLEU is highest, with that BLEU; None without one."
     rs = select(ctx.runs, task=task)
-    names = dict.fromkeys(n for r in rs for n, s in (r['metrics'].get('by_test_set') or {}).items() if s.get('extra'))
-    tops = {n: max(pe_means(by_pe(rs), lambda r: metric_at(r, f'by_test_set.{n}.bleu')).values(), default=math.nan) for n in names}
+    tops = {n: max(pe_means(by_pe(rs), lambda r: metric_at(r, f'by_test_set.{n}.bleu')).values(), default=math.nan) for n in extra_test_sets(rs)}
     tops = {n: v for n, v in tops.items() if math.isfinite(v)}
     return max(tops.items(), key=lambda kv: kv[1]) if tops else None
 
@@ -1004,8 +1012,7 @@ def headline(runs:list[dict]) -> tuple[list, list, int]:
         cols.append(('MLM bits/masked char ↓', per_pe('shakespeare-mlm', lambda m: m.get('val_bpt_masked')), False, 3))
     for t in tasks_of(runs, 'seq2seq'):
         cols.append((f'{t} BLEU ↑', per_pe(t, lambda m: (m.get('bleu') or {}).get('beam')), True, 2))
-        extra = dict.fromkeys(n for r in select(runs, task=t) for n, s in (r['metrics'].get('by_test_set') or {}).items() if s.get('extra'))
-        for n in extra:   # a second test set scored on its own (held-out Tatoeba): the in-domain score
+        for n in extra_test_sets(select(runs, task=t)):   # a second test set scored on its own (held-out Tatoeba): the in-domain score
             cols.append((f'{t} BLEU, {n} ↑', per_pe(t, lambda m, n=n: ((m.get('by_test_set') or {}).get(n) or {}).get('bleu')), True, 2))
     cols += _synthetic_cols(runs)
     return ['encoding'] + [c[0] for c in cols], _glance_rows(cols, by_pe(runs)), len(runs)
