@@ -486,7 +486,7 @@ class RoPE(PosEnc):
 # %% ../nbs/00_encodings.ipynb #04c5bf50
 @register('xpos')
 class XPos(RoPE):
-    "xPos (Sun et al. 2022): RoPE with a per-pair decay ζ_i^((m−n)/scale_base) of the logit with distance; causal only."
+    "xPos (Sun et al. 2022): RoPE with a per-pair decay ζ_i^((m−n)/scale_base) of the logit with distance; causal only. `set_scaling` (RoPE's) changes the rotation's frequencies, not the decay."
     causal_only, two_sided = True, True
     def __init__(self, d_model, n_heads, n_layers=1, max_len=1024, causal=False,
                  base:float=10000., # θ_i = base^(−2i/d_rot)
@@ -565,7 +565,7 @@ class KerplePE(PosEnc):
     "KERPLE (Chi et al. 2022): a learned per-head kernel of the distance, −r1·log(1+r2|j−i|) or −r1·|j−i|^r2, shared by the layers of a stack."
     takes_positions = True
     def __init__(self, d_model, n_heads, n_layers=1, max_len=1024, causal=False,
-                 kernel:str='log'): # 'log': −r1·log(1 + r2|j−i|); 'power': −r1·|j−i|^r2 with 0 < r2 ≤ 2
+                 kernel:str='log'): # 'log': −r1·log(1 + r2|j−i|); 'power': −r1·|j−i|^r2 with 0 < r2 < 2 (the paper allows r2 = 2; a sigmoid stops short of it)
         super().__init__(d_model, n_heads, n_layers, max_len, causal)
         if kernel not in ('log', 'power'): raise ValueError(f"kerple: kernel must be 'log' or 'power', got {kernel!r}")
         self.kernel = kernel
@@ -718,7 +718,7 @@ class DebertaPE(_ClippedRel):
     def qk(self, q, k, q_off, k_off, layer): return q * self.scale, k
     def _q_terms(self, q, layer):
         if not self.c2p: return None
-        return q @ (self._heads(self.w_kr[layer], q.dtype).flip(1) * self.d_head ** -0.5).transpose(-1, -2)   # q arrives /√3
+        return q @ (self._heads(self.w_kr[layer], q.dtype).flip(1) * self.d_head ** -0.5).transpose(-1, -2)   # q arrives × self.scale (1/√3 in the paper's scaling)
     def _k_terms(self, k, layer):
         if not self.p2c: return None
         return k @ (self._heads(self.w_qr[layer], k.dtype) * (self.scale * self.d_head ** -0.5)).transpose(-1, -2)

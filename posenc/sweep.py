@@ -333,14 +333,23 @@ def _error_record(job:Job, e:BaseException) -> dict:
     return dict(status='failed', error=err, traceback=tb, task=job.task, pe=job.pe, seed=job.seed,
                 profile=job.profile, params=job.params, **where)
 
+def _never_ran(nb:Path) -> bool:
+    "True when papermill's output notebook `nb` shows that no cell started (the kernel died or never answered)."
+    try: cells = json.loads(Path(nb).read_text())['cells']
+    except (OSError, ValueError, KeyError): return True   # papermill failed before writing it
+    return not any(c.get('metadata', {}).get('papermill', {}).get('start_time') for c in cells if c['cell_type'] == 'code')
+
 def run_job(job:Job|dict, # the job (a dict when it comes from the command line of a worker)
             runs_dir:str|Path, # the profile's run folder
             kernel_name:str='python3', # Jupyter kernel that executes the template
             resume:bool=True, # keep an interrupted attempt's checkpoints
             log_output:bool=False, # echo the notebook's output
+            kernel_tries:int=3, # kernel starts to try before the run fails, when a kernel dies before running any cell
+            iopub_timeout:int=60, # seconds to wait for a cell's last outputs after the kernel's reply (nbclient's default, 4 s, loses them on a loaded machine)
            ) -> str:
     "Execute one job's template with papermill into its run folder; returns 'finished' or 'failed'."
     import papermill as pm
+    from jupyter_client.kernelspec import NoSuchKernel
     job = Job(**job) if isinstance(job, dict) else job
     runs_dir = Path(runs_dir).resolve()
     def stop(signum, frame): raise Stopped(signal.Signals(signum).name)
@@ -353,9 +362,16 @@ def run_job(job:Job|dict, # the job (a dict when it comes from the command line 
         nb, error = stage/'run.ipynb', None
         try:
             check_params(job)
-            pm.execute_notebook(job.template, str(nb), parameters=job.notebook_params('.'), kernel_name=kernel_name,
-                                cwd=str(stage), progress_bar=False, log_output=log_output,
-                                extra_arguments=['--IPKernelApp.log_level=ERROR'])  # no start-up chatter from the kernel
+            for k in range(kernel_tries):
+                try:
+                    pm.execute_notebook(job.template, str(nb), parameters=job.notebook_params('.'), kernel_name=kernel_name,
+                                        cwd=str(stage), progress_bar=False, log_output=log_output,
+                                        iopub_timeout=iopub_timeout, extra_arguments=['--IPKernelApp.log_level=ERROR'])  # no start-up chatter
+                    break
+                except Exception as e:   # a kernel that never ran a cell (a port taken by a kernel starting beside it): start another
+                    if k + 1 == kernel_tries or isinstance(e, (pm.PapermillExecutionError, NoSuchKernel)) or not _never_ran(nb): raise
+                    print(f"{job.name}: the kernel did not start ({type(e).__name__}: {e}); starting another", file=sys.stderr, flush=True)
+                    time.sleep(0.5 * (k + 1))
             if not (stage/'metrics.json').is_file(): error = dict(status='failed', error='the notebook ran to the end without writing metrics.json',
                                                                  traceback='', task=job.task, pe=job.pe, seed=job.seed, profile=job.profile)
         except Stopped: raise
