@@ -90,3 +90,7 @@ def test_readme_nanogpt_numbers_come_from_runs():
     probes = ROOT/'runs'/'dev-notes-recipes'
     got = [json.loads((probes/n/'metrics.json').read_text())['val_loss'] for n in ('mlm-learnable-sqrtd', 'mlm-learnable', 'mlm-none')]
     assert [m[1], m[2], m[3]] == [f'{x:.3f}' for x in got]
+    m = re.search(r'RoPE ends at (\d+\.\d\d) and (\d+\.\d\d) BLEU on newstest2014, where the source copied gives (\d+\.\d\d) and (\d+\.\d\d)', readme)
+    assert m, 'the README no longer quotes the WMT-side probes'
+    got = [json.loads((probes/f'{t}-rope'/'metrics.json').read_text())['by_test_set']['newstest2014'] for t in ('wmt-europarl', 'wmt-europarl-hansard')]
+    assert list(m.groups()) == [f'{x:.2f}' for x in [g['bleu'] for g in got] + [g['copy_source']['bleu'] for g in got]]

@@ -23,6 +23,9 @@ PROBES = {   # name -> (task, pe, params, what it asks)
     'ted-tatoeba-rope': ('ted-tatoeba', 'rope', dict(d_model=128, n_heads=4, n_layers=3, vocab_size=4000, batch_tokens=4096, steps=1500,
                                                      eval_every=500, dropout=0.1, lr=1e-3, warmup=400, valid_size=500, test_size=None),
                          'ted-tatoeba, RoPE: 3+3 × 128, 4k BPE, 1,500 steps of 4,096 tokens'),
+    **{f'{t}-rope': (t, 'rope', dict(d_model=128, n_heads=4, n_layers=3, vocab_size=4000, batch_tokens=4096, steps=1500,
+                                     eval_every=500, dropout=0.1, lr=1e-3, warmup=400, valid_size=500, test_size=None),
+                     f'{t}, RoPE: the ted-tatoeba recipe on the WMT side') for t in ('wmt-europarl', 'wmt-europarl-hansard')},
     **{f'mlm-{pe}-sqrtd': ('shakespeare-mlm', pe, dict(MLM, scale_emb=True), f'MLM {pe}, embeddings × √d (the earlier default)')
        for pe in ('learnable', 'none')},
     **{f'mlm-{pe}': ('shakespeare-mlm', pe, dict(MLM, scale_emb=False), f'MLM {pe}, unscaled embeddings') for pe in ('learnable', 'none', 'sinusoidal')},
