@@ -90,6 +90,12 @@ def test_readme_nanogpt_numbers_come_from_runs():
     probes = ROOT/'runs'/'dev-notes-recipes'
     got = [json.loads((probes/n/'metrics.json').read_text())['val_loss'] for n in ('mlm-learnable-sqrtd', 'mlm-learnable', 'mlm-none')]
     assert [m[1], m[2], m[3]] == [f'{x:.3f}' for x in got]
+
+
+def test_readme_wmt_probe_numbers_come_from_runs():
+    "The README's WMT-side BLEU (RoPE and the copied source on newstest2014) is that of the committed probes."
+    import json
+    readme, probes = (ROOT/'README.md').read_text(), ROOT/'runs'/'dev-notes-recipes'
     m = re.search(r'RoPE ends at (\d+\.\d\d) and (\d+\.\d\d) BLEU on newstest2014, where the source copied gives (\d+\.\d\d) and (\d+\.\d\d)', readme)
     assert m, 'the README no longer quotes the WMT-side probes'
     got = [json.loads((probes/f'{t}-rope'/'metrics.json').read_text())['by_test_set']['newstest2014'] for t in ('wmt-europarl', 'wmt-europarl-hansard')]

@@ -13,6 +13,8 @@ SYN = dict(d_model=64, n_layers=2, n_heads=4, n_train=50_000, dropout=0.0, steps
            test_max_len=16, n_test_per_length=50, batch_size=32)
 MLM = dict(d_model=128, n_heads=4, n_layers=4, dropout=0.0, block_size=64, batch_size=12, steps=2000, lr=1e-3,
            schedule='cosine', warmup=100, min_lr_ratio=0.1, weight_decay=0.1, betas=(0.9, 0.99), eval_every=500, eval_tokens=None)
+MT = dict(d_model=128, n_heads=4, n_layers=3, vocab_size=4000, batch_tokens=4096, steps=1500, eval_every=500, dropout=0.1,
+          lr=1e-3, warmup=400, valid_size=500, test_size=None)
 PROBES = {   # name -> (task, pe, params, what it asks)
     **{f'{t}-d64': (t, 'rope', SYN, f'{t}: 2 × 64, 3,000 steps, 50k examples, no dropout') for t in ('reverse', 'sort', 'duplicate', 'parity', 'addition')},
     'addition-d128': ('addition', 'rope', dict(SYN, d_model=128, lr=1e-3, steps=4000, n_test_per_length=100),
@@ -20,12 +22,8 @@ PROBES = {   # name -> (task, pe, params, what it asks)
     'copy-none': ('copy', 'none', dict(SYN, steps=4000, n_test_per_length=100), 'copy, NoPE: 2 × 64, 4,000 steps'),
     'reverse-none': ('reverse', 'none', dict(SYN, steps=6000, n_test_per_length=100), 'reverse, NoPE: 2 × 64, 6,000 steps'),
     'reverse-none-b64': ('reverse', 'none', dict(SYN, batch_size=64, n_test_per_length=100), 'reverse, NoPE: 2 × 64, batch 64, 3,000 steps'),
-    'ted-tatoeba-rope': ('ted-tatoeba', 'rope', dict(d_model=128, n_heads=4, n_layers=3, vocab_size=4000, batch_tokens=4096, steps=1500,
-                                                     eval_every=500, dropout=0.1, lr=1e-3, warmup=400, valid_size=500, test_size=None),
-                         'ted-tatoeba, RoPE: 3+3 × 128, 4k BPE, 1,500 steps of 4,096 tokens'),
-    **{f'{t}-rope': (t, 'rope', dict(d_model=128, n_heads=4, n_layers=3, vocab_size=4000, batch_tokens=4096, steps=1500,
-                                     eval_every=500, dropout=0.1, lr=1e-3, warmup=400, valid_size=500, test_size=None),
-                     f'{t}, RoPE: the ted-tatoeba recipe on the WMT side') for t in ('wmt-europarl', 'wmt-europarl-hansard')},
+    'ted-tatoeba-rope': ('ted-tatoeba', 'rope', MT, 'ted-tatoeba, RoPE: 3+3 × 128, 4k BPE, 1,500 steps of 4,096 tokens'),
+    **{f'{t}-rope': (t, 'rope', MT, f'{t}, RoPE: the ted-tatoeba recipe on the WMT side') for t in ('wmt-europarl', 'wmt-europarl-hansard')},
     **{f'mlm-{pe}-sqrtd': ('shakespeare-mlm', pe, dict(MLM, scale_emb=True), f'MLM {pe}, embeddings × √d (the earlier default)')
        for pe in ('learnable', 'none')},
     **{f'mlm-{pe}': ('shakespeare-mlm', pe, dict(MLM, scale_emb=False), f'MLM {pe}, unscaled embeddings') for pe in ('learnable', 'none', 'sinusoidal')},
