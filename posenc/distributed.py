@@ -4,7 +4,7 @@
 
 # %% ../nbs/06b_distributed.ipynb #f835b2af
 from __future__ import annotations
-import argparse, contextlib, hashlib, os, sys
+import argparse, contextlib, gc, hashlib, os, sys
 from dataclasses import dataclass, field
 from datetime import timedelta
 from pathlib import Path
@@ -203,6 +203,10 @@ def main(argv:list=None) -> int:
         return 0
     except ValueError as e:
         print(f"posenc.distributed (rank {world.rank}): {e}", file=sys.stderr); return 1
-    finally: world.cleanup()
+    finally:
+        # the DDP wrapper keeps the process group alive through reference cycles; collected only at interpreter exit,
+        # gloo's threads can abort the process there ("terminate called without an active exception"): free it now
+        res = None; gc.collect()
+        world.cleanup()
 
 if __name__ == '__main__' and '__file__' in globals(): sys.exit(main())   # python -m posenc.distributed (under torchrun)
