@@ -4,7 +4,7 @@
 
 # %% ../nbs/10_sweep.ipynb #5916cda8
 from __future__ import annotations
-import functools, json, os, re, sys, time, shutil, signal, socket, subprocess, threading, uuid, traceback
+import functools, json, os, re, sys, time, shutil, signal, socket, subprocess, threading, uuid, traceback, warnings
 from collections import deque
 from contextlib import contextmanager
 from dataclasses import dataclass, field, asdict
@@ -16,8 +16,9 @@ from .tasks import TASK_KINDS
 __all__ = ['SYNTHETIC_TASKS', 'TRANSLATION_TASKS', 'TASK_TEMPLATES', 'PROFILE_KEYS', 'PROFILES', 'CLUSTER_KINDS', 'templates_dir',
            'template_path', 'task_available', 'profiles_dir', 'load_profile', 'is_profile_file', 'profile_name',
            'get_profile', 'Job', 'plan', 'skips_task', 'template_params', 'check_params', 'check_profile', 'run_paths',
-           'run_state', 'prepare_run', 'Superseded', 'publish_run', 'run_lock', 'strip_paths', 'Stopped', 'run_job',
-           'time_left', 'Event', 'LocalPool', 'dask_client', 'DaskEngine', 'dask_cluster', 'default_runs_dir', 'sweep']
+           'has_result', 'run_state', 'prepare_run', 'Superseded', 'publish_run', 'run_lock', 'strip_paths', 'Stopped',
+           'run_job', 'time_left', 'Event', 'LocalPool', 'dask_client', 'DaskEngine', 'dask_cluster',
+           'default_runs_dir', 'sweep']
 
 # %% ../nbs/10_sweep.ipynb #80125e63
 from posenc.io import atomic_write as _atomic_write, write_json as _write_json   # torch-free, so `posenc status` stays light
@@ -219,10 +220,22 @@ def run_paths(runs_dir:str|Path, name:str) -> tuple[Path, Path]:
     runs_dir = Path(runs_dir)
     return runs_dir/name, runs_dir/'.partial'/name
 
+def has_result(run_dir:str|Path, # a run folder
+               warn:bool=True, # warn, naming the file, when metrics.json is there but unreadable
+              ) -> bool:
+    "True when the folder's metrics.json exists and reads as a JSON object (a truncated or corrupt one does not)."
+    f = Path(run_dir)/'metrics.json'
+    if not f.is_file(): return False
+    try:
+        if isinstance(json.loads(f.read_text()), dict): return True
+    except (OSError, ValueError): pass
+    if warn: warnings.warn(f"{f}: not a complete JSON result (truncated or corrupt); the run counts as not finished and runs again", stacklevel=2)
+    return False
+
 def run_state(runs_dir:str|Path, name:str) -> str:
-    "'finished', 'failed', 'interrupted' (a folder in `.partial/` or one without a result) or 'todo'."
+    "'finished', 'failed', 'interrupted' (a folder in `.partial/`, or one without a readable result) or 'todo'."
     final, stage = run_paths(runs_dir, name)
-    if (final/'metrics.json').is_file(): return 'finished'
+    if has_result(final): return 'finished'
     if (final/'error.json').is_file() and not stage.exists(): return 'failed'
     if stage.exists() or final.exists(): return 'interrupted'
     return 'todo'
@@ -244,18 +257,25 @@ def prepare_run(runs_dir:str|Path, name:str, resume:bool=True,
     # an attempt left in .partial/ was stopped (whatever it holds: even a metrics.json never moved into place);
     # a folder in place without metrics.json failed (error.json) or was written by hand and cut short
     stopped = _trash(stage, part) if stage.exists() else None
-    other = _trash(final, part) if final.exists() and not (final/'metrics.json').is_file() else None
+    other = _trash(final, part) if final.exists() and not has_result(final, warn=False) else None
     stage.mkdir()
     if attempt: (stage/'.attempt').write_text(attempt)
-    if resume:  # a stopped attempt hands on its checkpoints, a failed one never does
-        src = next((t for t in (stopped, other) if t is not None and (t/'checkpoints').is_dir()
-                    and (t is stopped or not (t/'error.json').exists())), None)
+    if resume:  # a stopped attempt hands on its checkpoints, a failed one only when it failed after training
+        src = next((t for t in (stopped, other) if _hands_on(t, stopped)), None)
         if src is not None:
             for k in _KEEP:
                 if (src/k).exists(): os.rename(src/k, stage/k)
     for t in (stopped, other):
         if t is not None: shutil.rmtree(t, ignore_errors=True)
     return stage
+
+def _hands_on(t:Path|None, stopped:Path|None) -> bool:
+    "True when the earlier attempt `t` hands its checkpoints on: stopped, cut short without an error, or trained to the end with only its evaluation failed."
+    if t is None or not (t/'checkpoints').is_dir(): return False
+    if t is stopped: return True
+    try: return json.loads((t/'error.json').read_text()).get('status') == 'eval_failed'   # evaluate again, do not train again
+    except FileNotFoundError: return True   # no error: a result that was cut short (a truncated metrics.json)
+    except (OSError, ValueError, AttributeError): return False
 
 class Superseded(RuntimeError):
     "Another attempt of the same run has taken its folder in `.partial/` over: this one must not publish."
@@ -320,9 +340,9 @@ def strip_paths(path:str|Path, # an executed notebook or a JSON record (error.js
         if len(k) > 1: text = re.sub(re.escape(k) + r'(?=[/"\\\s:\'])', subs[k].replace('\\', r'\\'), text)
     _atomic_write(path, text + '\n')
 
-# %% ../nbs/10_sweep.ipynb #6b9fad13
+# %% ../nbs/10_sweep.ipynb #c5a1f0e1
 class Stopped(Exception):
-    "The worker was asked to stop (SIGTERM / SIGINT): the run stays in `.partial/` to be resumed."
+    "The worker was asked to stop (SIGTERM / SIGINT, or its sweep is gone): the run stays in `.partial/` to be resumed."
 
 def _error_record(job:Job, e:BaseException) -> dict:
     import papermill as pm
@@ -339,6 +359,41 @@ def _never_ran(nb:Path) -> bool:
     except (OSError, ValueError, KeyError): return True   # papermill failed before writing it
     return not any(c.get('metadata', {}).get('papermill', {}).get('start_time') for c in cells if c['cell_type'] == 'code')
 
+# %% ../nbs/10_sweep.ipynb #c5a1f0e3
+_STOP = threading.Event()   # set in this process when its run is asked to stop (a signal, or the sweep that started it is gone)
+
+def _tree(pid:int) -> list:
+    "The live descendants of process `pid` (its kernel and whatever the kernel started), as psutil processes."
+    import psutil
+    try: return psutil.Process(pid).children(recursive=True)
+    except psutil.Error: return []
+
+def _signal_all(procs:list, sig=signal.SIGTERM):
+    "Send `sig` to every process of `procs` that is still there."
+    import psutil
+    for q in procs:
+        try: q.send_signal(sig)
+        except psutil.Error: pass
+
+def _on_stop(signum, frame):
+    "A run's signal handler: note the stop and end the kernel; papermill then returns, and `run_job` publishes nothing."
+    _STOP.set(); _signal_all(_tree(os.getpid()))
+
+def _watch(parent:int=None, # the sweep's pid: its death is a stop too
+           every:float=0.2, # seconds between looks
+           grace:float=2., # seconds after a stop before the kernel tree is killed (SIGKILL)
+          ):
+    "A worker's watchdog thread: on a stop, end the kernel tree (again: a kernel may start meanwhile), kill it after `grace`, leave after 3 × `grace`."
+    t = None
+    while True:
+        if parent and os.getppid() != parent: _STOP.set()
+        if _STOP.is_set():
+            t = t or time.monotonic(); late = time.monotonic() - t
+            _signal_all(_tree(os.getpid()), signal.SIGKILL if late > grace else signal.SIGTERM)
+            if late > 3 * grace: os._exit(130)   # papermill has not returned: leave, publishing nothing
+        time.sleep(every)
+
+# %% ../nbs/10_sweep.ipynb #c5a1f0e5
 def run_job(job:Job|dict, # the job (a dict when it comes from the command line of a worker)
             runs_dir:str|Path, # the profile's run folder
             kernel_name:str='python3', # Jupyter kernel that executes the template
@@ -346,64 +401,94 @@ def run_job(job:Job|dict, # the job (a dict when it comes from the command line 
             log_output:bool=False, # echo the notebook's output
             kernel_tries:int=3, # kernel starts to try before the run fails, when a kernel dies before running any cell
             iopub_timeout:int=60, # seconds to wait for a cell's last outputs after the kernel's reply (nbclient's default, 4 s, loses them on a loaded machine)
+            attempt:str=None, # this attempt's id, written to the folder's `.attempt` (default: a new one)
+            publish:bool=True, # move the folder into place at the end (False: leave it in `.partial/` for the sweep to publish)
            ) -> str:
-    "Execute one job's template with papermill into its run folder; returns 'finished' or 'failed'."
-    import papermill as pm
-    from jupyter_client.kernelspec import NoSuchKernel
+    "Execute one job's template with papermill into its run folder; returns 'finished' or 'failed', raises `Stopped` when asked to stop."
     job = Job(**job) if isinstance(job, dict) else job
     runs_dir = Path(runs_dir).resolve()
-    def stop(signum, frame): raise Stopped(signal.Signals(signum).name)
-    if threading.current_thread() is threading.main_thread():
-        for sig in (signal.SIGTERM, signal.SIGINT): signal.signal(sig, stop)
-    with run_lock(runs_dir, job.name):   # waits for an earlier attempt that is still on its way out
-        if run_state(runs_dir, job.name) == 'finished': return 'finished'   # which finished it
-        attempt = f"{socket.gethostname()}-{os.getpid()}-{uuid.uuid4().hex[:8]}"
-        stage = prepare_run(runs_dir, job.name, resume, attempt)
-        nb, error = stage/'run.ipynb', None
+    main, old = threading.current_thread() is threading.main_thread(), {}
+    if main and not _IN_WORKER:   # in a worker the handlers are set for good before anything starts
+        _STOP.clear()
+        for sig in (signal.SIGTERM, signal.SIGINT): old[sig] = signal.signal(sig, _on_stop)
+    try:
+        with run_lock(runs_dir, job.name):   # waits for an earlier attempt that is still on its way out
+            if run_state(runs_dir, job.name) == 'finished': return 'finished'   # which finished it
+            state = _attempt(job, runs_dir, kernel_name, resume, log_output, kernel_tries, iopub_timeout,
+                             attempt or f"{socket.gethostname()}-{os.getpid()}-{uuid.uuid4().hex[:8]}", publish)
+    finally:
+        for sig, h in old.items(): signal.signal(sig, h)
+    return state
+
+def _stopped():
+    "Raise `Stopped` once this run was asked to stop: its folder stays in `.partial/`, never published."
+    if _STOP.is_set(): raise Stopped('asked to stop')
+
+def _execute(job:Job, nb:Path, stage:Path, kernel_name, log_output, kernel_tries, iopub_timeout):
+    "papermill on the job's template; a kernel that never ran a cell is started again, unless the run was asked to stop."
+    import papermill as pm
+    from jupyter_client.kernelspec import NoSuchKernel
+    for k in range(kernel_tries):
+        _stopped()
         try:
-            check_params(job)
-            for k in range(kernel_tries):
-                try:
-                    pm.execute_notebook(job.template, str(nb), parameters=job.notebook_params('.'), kernel_name=kernel_name,
-                                        cwd=str(stage), progress_bar=False, log_output=log_output,
-                                        iopub_timeout=iopub_timeout, extra_arguments=['--IPKernelApp.log_level=ERROR'])  # no start-up chatter
-                    break
-                except Exception as e:   # a kernel that never ran a cell (a port taken by a kernel starting beside it): start another
-                    if k + 1 == kernel_tries or isinstance(e, (pm.PapermillExecutionError, NoSuchKernel)) or not _never_ran(nb): raise
-                    print(f"{job.name}: the kernel did not start ({type(e).__name__}: {e}); starting another", file=sys.stderr, flush=True)
-                    time.sleep(0.5 * (k + 1))
-            if not (stage/'metrics.json').is_file(): error = dict(status='failed', error='the notebook ran to the end without writing metrics.json',
-                                                                 traceback='', task=job.task, pe=job.pe, seed=job.seed, profile=job.profile)
-        except Stopped: raise
-        except Exception as e: error = _error_record(job, e)
-        aliases = {stage: f'runs/{job.profile}/{job.name}', runs_dir: f'runs/{job.profile}'}
-        if nb.is_file(): strip_paths(nb, aliases=aliases)
-        if error:
-            if (stage/'metrics.json').exists(): os.replace(stage/'metrics.json', stage/'metrics.incomplete.json')
-            try: error = {**error, **json.loads((stage/'error.json').read_text())}  # the recipe's own record wins
-            except (OSError, ValueError): pass
-            _write_json(stage/'error.json', error); strip_paths(stage/'error.json', aliases=aliases)
-        publish_run(runs_dir, job.name, attempt)
+            return pm.execute_notebook(job.template, str(nb), parameters=job.notebook_params('.'), kernel_name=kernel_name,
+                                       cwd=str(stage), progress_bar=False, log_output=log_output, iopub_timeout=iopub_timeout,
+                                       extra_arguments=['--IPKernelApp.log_level=ERROR'])  # no start-up chatter
+        except Exception as e:   # a kernel that never ran a cell (a port taken by a kernel starting beside it): start another
+            _stopped()           # the stop ended the kernel: that is not the run's failure
+            if k + 1 == kernel_tries or isinstance(e, (pm.PapermillExecutionError, NoSuchKernel)) or not _never_ran(nb): raise
+            print(f"{job.name}: the kernel did not start ({type(e).__name__}: {e}); starting another", file=sys.stderr, flush=True)
+            time.sleep(0.5 * (k + 1))
+
+def _attempt(job, runs_dir, kernel_name, resume, log_output, kernel_tries, iopub_timeout, attempt, publish) -> str:
+    "One attempt of `job` under its run lock: prepare the folder, execute, record a failure, publish (or leave it to the sweep)."
+    _stopped()
+    stage, error = prepare_run(runs_dir, job.name, resume, attempt), None
+    nb = stage/'run.ipynb'
+    try:
+        check_params(job)
+        _execute(job, nb, stage, kernel_name, log_output, kernel_tries, iopub_timeout)
+        _stopped()   # finished while asked to stop: not published; the next attempt resumes from its checkpoints
+        if not (stage/'metrics.json').is_file(): error = dict(status='failed', error='the notebook ran to the end without writing metrics.json',
+                                                             traceback='', task=job.task, pe=job.pe, seed=job.seed, profile=job.profile)
+    except Stopped: raise
+    except Exception as e: _stopped(); error = _error_record(job, e)
+    aliases = {stage: f'runs/{job.profile}/{job.name}', runs_dir: f'runs/{job.profile}'}
+    if nb.is_file(): strip_paths(nb, aliases=aliases)
+    if error:
+        if (stage/'metrics.json').exists(): os.replace(stage/'metrics.json', stage/'metrics.incomplete.json')
+        try: error = {**error, **json.loads((stage/'error.json').read_text())}  # the recipe's own record wins
+        except (OSError, ValueError): pass
+        _write_json(stage/'error.json', error); strip_paths(stage/'error.json', aliases=aliases)
+    _stopped()
+    if publish: publish_run(runs_dir, job.name, attempt)
     return 'failed' if error else 'finished'
 
 _WORKER = 'from posenc.sweep import _worker_main; _worker_main()'
+_IN_WORKER = False   # True in a worker process started by a sweep
 
 def _worker_main(argv=None):
-    "Entry point of a worker process: `python -c ... JSON` with the job, runs_dir and options."
+    "Entry point of a worker process: `python -c ... JSON` with the job, runs_dir and options (run_job's arguments)."
+    global _IN_WORKER
+    _IN_WORKER = True
+    for sig in (signal.SIGTERM, signal.SIGINT): signal.signal(sig, _on_stop)   # first: a stop from now on is noted, never lost
     parent = os.environ.pop('POSENC_PARENT_PID', None)
     if parent:   # die with the process that started this one (set here, not in a pre-exec hook: that one has threads)
-        _die_with_parent()
+        _prctl(1, signal.SIGTERM)   # PR_SET_PDEATHSIG: SIGTERM when the thread that started this process ends
         if os.getppid() != int(parent): sys.exit(130)   # it was gone before the hook was set
-    spec = json.loads((argv or sys.argv)[1])
+    _prctl(36, 1)   # PR_SET_CHILD_SUBREAPER: what the kernel starts and leaves behind becomes this process's own
+    threading.Thread(target=_watch, args=(int(parent) if parent else None,), daemon=True).start()
+    spec, state = json.loads((argv or sys.argv)[1]), None
     try: state = run_job(**spec)
-    except (Stopped, Superseded): sys.exit(130)
-    sys.exit(0 if state == 'finished' else 3)
+    except (Stopped, Superseded): pass
+    finally: _signal_all(_tree(os.getpid()), signal.SIGKILL)   # a run leaves no process behind
+    sys.exit(130 if state is None else 0 if state == 'finished' else 3)
 
-def _die_with_parent():
-    "Ask Linux to send this process SIGTERM when the thread that started it ends (PR_SET_PDEATHSIG)."
+def _prctl(option:int, arg:int):
+    "Linux's prctl(2); elsewhere nothing."
     try:
         import ctypes
-        ctypes.CDLL('libc.so.6', use_errno=True).prctl(1, signal.SIGTERM)
+        ctypes.CDLL('libc.so.6', use_errno=True).prctl(option, arg)
     except (OSError, AttributeError): pass
 
 # %% ../nbs/10_sweep.ipynb #f6c48bd9
@@ -492,6 +577,13 @@ def _spawn(spec:dict, # run_job's arguments: job, runs_dir, kernel_name, resume
                                 env={**os.environ, **env, 'POSENC_PARENT_PID': str(os.getpid())}, cwd=str(runs_dir),
                                 start_new_session=True)
 
+def _kill_worker(p:subprocess.Popen):
+    "SIGKILL a worker process and everything it started (its kernel has a session of its own: a process group would miss it)."
+    import psutil
+    try: procs = [psutil.Process(p.pid)] + _tree(p.pid)   # the tree first: once the worker is gone its children are orphans
+    except psutil.Error: return
+    _signal_all(procs, signal.SIGKILL)
+
 def _reap(p:subprocess.Popen, block:bool=False) -> float|None:
     "The CPU seconds `p` and its reaped descendants used once it has ended (`p.returncode` set), else None."
     pid, status, ru = os.wait4(p.pid, 0 if block else os.WNOHANG)
@@ -518,16 +610,18 @@ class LocalPool:
             if cpu is not None: evs.append(Event('end', self.running.pop(p), rc=p.returncode, cpu=cpu))
         return evs
     def stop(self, hard:bool=False):
-        "Drop the queued jobs and ask the running ones to stop (they stay resumable)."
+        "Drop the queued jobs and ask the running ones to stop (they stay resumable); `hard`: kill them, kernels included."
         self.queue.clear()
-        for p in self.running: p.send_signal(signal.SIGKILL if hard else signal.SIGTERM)
+        for p in self.running:
+            if hard: _kill_worker(p)
+            else: p.send_signal(signal.SIGTERM)
     def close(self):
-        "Stop what still runs, wait up to 30 s for it, then kill it."
+        "Stop what still runs, wait up to 30 s for it, then kill it with its kernel."
         self.stop()
         t0 = time.time()
         for p in list(self.running):
             while _reap(p) is None and time.time() - t0 < 30: time.sleep(0.1)
-            if p.returncode is None: p.kill(); _reap(p, block=True)
+            if p.returncode is None: _kill_worker(p); _reap(p, block=True)
         self.running.clear()
 
 # %% ../nbs/10_sweep.ipynb #95034129
@@ -537,8 +631,9 @@ _CHILDREN = {}   # in a Dask worker: (sweep id, run name) -> the worker process 
 def _dask_run(spec:dict, # run_job's arguments
               env:dict, # environment variables for the worker process
               sweep_id:str, # the sweep's id, written in its lock file
+              poll:float=1., # seconds between looks at the sweep's lock
              ) -> dict:
-    "The Dask task of one run: start the run's worker process here, wait for it, return its exit status and CPU time."
+    "The Dask task of one run: start the run's worker process here, wait for it, return its exit status and CPU time; stop it if the sweep is gone."
     from distributed import get_worker
     w, host = get_worker(), socket.gethostname()
     runs_dir, name = Path(spec['runs_dir']), Job(**spec['job']).name
@@ -550,9 +645,17 @@ def _dask_run(spec:dict, # run_job's arguments
     me = dict(sweep=sweep_id, run=name, worker=w.address, host=host)
     p = _CHILDREN[sweep_id, name] = _spawn(spec, env)
     w.log_event(_TOPIC, me)   # once the process is registered: a stop that follows this event finds it
-    try: cpu = _reap(p, block=True)
+    try:
+        while (cpu := _reap(p)) is None:   # a sweep whose client died no longer holds its lock: its runs stop, unpublished
+            if not _sweep_alive(runs_dir, sweep_id): p.send_signal(signal.SIGTERM); cpu = _reap(p, block=True); break
+            time.sleep(poll)
     finally: _CHILDREN.pop((sweep_id, name), None)
     return dict(me, rc=p.returncode, cpu=cpu)
+
+def _sweep_alive(runs_dir:Path, sweep_id:str) -> bool:
+    "True while the sweep `sweep_id` holds the lock of `runs_dir` (the operating system releases it when the sweep dies)."
+    try: return sweep_id in (runs_dir/'.partial'/'sweep.lock').read_text() and sweep_active(runs_dir)
+    except OSError: return False
 
 def _dask_stop(sweep_id:str, hard:bool=False) -> int:
     "Run on each Dask worker by `Client.run`: signal the worker processes of a sweep's runs; returns how many."
@@ -698,9 +801,9 @@ def _record_crash(runs_dir:Path, job:Job, why:str, tail:str=''):
 # %% ../nbs/10_sweep.ipynb #f6ed923c
 class _Progress:
     "What a running sweep keeps: queued and running jobs, the times so far, the result lists, and its progress lines."
-    def __init__(self, jobs, todo, state, runs_dir, engine, res, out, resume):
+    def __init__(self, jobs, todo, state, runs_dir, engine, res, out, resume, attempt=None):
         self.jobs, self.todo, self.state, self.runs_dir, self.engine = jobs, todo, state, runs_dir, engine
-        self.res, self.out, self.resume = res, out, resume
+        self.res, self.out, self.resume, self.attempt = res, out, resume, attempt
         self.n_done0 = len(res['skipped'])
         self.prior = {}                        # task -> wall times of its runs finished in earlier sittings
         for j in jobs:
@@ -738,6 +841,7 @@ class _Progress:
         self.queued.pop(j.name, None); _, ts = self.running.pop(j.name, (j, time.time())); dt = time.time() - ts
         res['cpu_s'] += ev.cpu   # the worker's CPU time, its kernel's included
         log = self.runs_dir/'.partial'/f'{j.name}.log'
+        if rc in (0, 3) and ev.error is None and not self.publish(j): rc = 130   # not this sweep's folder any more
         if rc == 0:
             res['finished'].append(j.name); self.took.setdefault(j.task, []).append(dt)
             w = _wall_of(self.runs_dir, j.name)
@@ -756,6 +860,14 @@ class _Progress:
             except (OSError, ValueError, KeyError, IndexError): msg = why
             self.out(f"{self.count()} FAILED {j.name:<36} {msg[:200]}")
         log.unlink(missing_ok=True)
+
+    def publish(self, j) -> bool:
+        "Move the folder a worker left complete into place; False when another attempt of the run has taken it over."
+        if not run_paths(self.runs_dir, j.name)[1].exists(): return True   # nothing in .partial/: already in place
+        try:
+            with run_lock(self.runs_dir, j.name): publish_run(self.runs_dir, j.name, self.attempt)
+            return True
+        except Superseded as e: self.out(f"{self.count()} {e}"); return False
 
     def heartbeat(self) -> str:
         "The line printed while nothing else happens: the running jobs with their step, or the queue."
@@ -816,7 +928,8 @@ def sweep(profile:str|dict='default', # a key of `PROFILES`, or a profile dict
         state = {j.name: run_state(runs_dir, j.name) for j in jobs}
         todo = [j for j in jobs if state[j.name] != 'finished' and (retry_failed or state[j.name] != 'failed')]
         res['skipped'] = [j.name for j in jobs if j not in todo]
-        prog = _Progress(jobs, todo, state, runs_dir, engine, res, out, resume)
+        attempt = f"sweep-{socket.gethostname()}-{os.getpid()}-{uuid.uuid4().hex[:8]}"   # the id of every attempt this sweep starts
+        prog = _Progress(jobs, todo, state, runs_dir, engine, res, out, resume, attempt)
         if dry_run:
             out(prog.header(prof['name'], threads))
             for j in todo: out(f"  {j.name:<36} {state[j.name]:<11} {Path(j.template).name} {j.params}")
@@ -826,7 +939,7 @@ def sweep(profile:str|dict='default', # a key of `PROFILES`, or a profile dict
             prog.t0 = last = time.time()
             with engine:
                 out(prog.header(prof['name'], threads))
-                spec = dict(runs_dir=str(runs_dir), kernel_name=kernel_name, resume=resume)
+                spec = dict(runs_dir=str(runs_dir), kernel_name=kernel_name, resume=resume, attempt=attempt, publish=False)
                 for j in todo: engine.submit(j, dict(spec, job=asdict(j)))
                 asked = 0
                 while prog.running or (prog.queued and not stop.is_set()):

@@ -153,7 +153,9 @@ profile = 'smoke' # profile name
 out_dir = '.'    # run folder
 # train
 sleep = 0.0      # seconds of "training"
-fail = False     # raise an error after writing config.json'''
+fail = False     # raise an error after writing config.json
+hold = ''        # a file name ({pe} filled in): while that file exists, the run waits at step 5
+child = False    # start a child process that outlives the run (as a data loader's worker could)'''
 
 _TOY_BODY = '''\
 import json, os, time, pathlib
@@ -162,9 +164,11 @@ out = pathlib.Path(out_dir); out.mkdir(parents=True, exist_ok=True)
 (out/'config.json').write_text(json.dumps(dict(task=task, pe=pe, seed=seed, profile=profile)))
 get_pe(pe)
 if fail: raise ValueError(f'asked to fail ({pe})')
+if child: import subprocess; subprocess.Popen(['sleep', '600'])
 ckpt = out/'checkpoints'/'last.json'; ckpt.parent.mkdir(exist_ok=True)
 start = json.loads(ckpt.read_text())['step'] if ckpt.is_file() else 0   # resume, as the recipe does
 for i in range(start, 10):
+    while i == 5 and hold and pathlib.Path(hold.format(pe=pe)).exists(): time.sleep(0.02)
     time.sleep(sleep / 10)
     with open(out/'log.jsonl', 'a') as f: f.write(json.dumps(dict(step=i + 1)) + '\\n')
     (out/'ckpt.tmp').write_text(json.dumps(dict(step=i + 1))); os.replace(out/'ckpt.tmp', ckpt)

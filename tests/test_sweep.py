@@ -83,14 +83,16 @@ def test_smoke_profile_end_to_end(tmp_path):
 DRIVER = textwrap.dedent('''
     import sys
     from posenc.sweep import sweep
-    prof = dict(name='toy', tasks={'toy': dict(sleep=float(sys.argv[3]))}, pes=['rope', 'alibi', 'none'], seeds=[0])
+    prof = dict(name='toy', tasks={'toy': dict(sleep=float(sys.argv[3]), hold=sys.argv[4], child=True)},
+                pes=['rope', 'alibi', 'none'], seeds=[0])
     r = sweep(prof, sys.argv[1], workers=1, templates={'toy': sys.argv[2]}, every=1)
     sys.exit(130 if r['stopped'] else 0)
 ''')
 
 
-def _start(rd, toy, sleep):
-    return subprocess.Popen([sys.executable, '-c', DRIVER, str(rd), str(toy), str(sleep)], stdout=subprocess.PIPE,
+def _start(rd, toy, sleep, hold=''):
+    "A sweep of the toy template (rope, alibi, none) in a process of its own; each run's kernel starts a child process."
+    return subprocess.Popen([sys.executable, '-c', DRIVER, str(rd), str(toy), str(sleep), str(hold)], stdout=subprocess.PIPE,
                             stderr=subprocess.STDOUT, text=True)
 
 
@@ -107,48 +109,55 @@ def _steps(stage):
 
 
 def _procs_in(folder):
-    "Processes whose working directory is inside `folder` (a kernel left running would be one)."
+    "Processes whose working directory is inside `folder` (a worker, a kernel or a kernel's child left running would be one)."
     out = []
     for p in Path('/proc').iterdir():
         if not p.name.isdigit(): continue
         try: cwd = os.readlink(p/'cwd')
         except OSError: continue
-        if cwd.startswith(str(folder)): out.append(int(p.name))
+        try: zombie = (p/'stat').read_text().rsplit(')', 1)[1].split()[0] == 'Z'
+        except (OSError, IndexError): zombie = True
+        if cwd.startswith(str(folder)) and not zombie: out.append(int(p.name))
     return out
 
 
 @pytest.mark.skipif(not Path('/proc').is_dir(), reason='needs /proc')
 def test_kill_and_restart(tmp_path):
+    "SIGTERM, then SIGKILL of the sweep: nothing left running, nothing published after the sweep is gone, the restart finishes."
     toy, rd = toy_template(tmp_path/'toy.ipynb'), tmp_path/'runs'
     names = ['toy__rope__s0', 'toy__alibi__s0', 'toy__none__s0']
     first, second = (rd/n for n in names[:2])
     stage2 = rd/'.partial'/names[1]
+    hold, held = tmp_path/'hold-{pe}', tmp_path/'hold-alibi'
+    held.touch()   # the alibi run waits at its step 5 while this file exists: no race with the run's own end
 
     # 1. SIGTERM while the second run is half way: the first stays finished, the second stays in .partial/
-    p = _start(rd, toy, 4)
-    _wait(lambda: (first/'metrics.json').exists() and _steps(stage2) >= 3, what='second run under way')
+    p = _start(rd, toy, 1, hold)
+    _wait(lambda: (first/'metrics.json').exists() and _steps(stage2) >= 5, what='second run under way')
     stamp = (first/'metrics.json').stat().st_mtime_ns
     p.send_signal(signal.SIGTERM)
     out = p.communicate(timeout=60)[0]
     assert p.returncode == 130, out
     assert 'stopped' in out
+    _wait(lambda: not _procs_in(rd), timeout=10, what='workers, kernels and their children gone after SIGTERM')
     assert run_state(rd, names[1]) == 'interrupted' and not second.exists()
-    _wait(lambda: not _procs_in(rd), timeout=10, what='kernels gone after SIGTERM')
 
-    # 2. restart, then SIGKILL the sweep itself while the second run is under way again
+    # 2. restart, SIGKILL the sweep itself as soon as the second run's new attempt exists (its kernel may be starting
+    #    or running), then let that run go on: a worker or kernel that outlived the sweep would now finish and publish it
     ino = stage2.stat().st_ino
-    p = _start(rd, toy, 4)
+    p = _start(rd, toy, 1, hold)
     def again():
-        try: return stage2.stat().st_ino != ino and _steps(stage2) >= 3
+        try: return stage2.stat().st_ino != ino and _steps(stage2) >= 5
         except OSError: return False
     _wait(again, what='second run under way again')
     p.kill(); p.communicate(timeout=30)
+    held.unlink()
+    _wait(lambda: not _procs_in(rd), timeout=10, what='workers, kernels and their children gone after SIGKILL')
     assert run_state(rd, names[1]) == 'interrupted' and not (second/'metrics.json').exists()
-    _wait(lambda: not _procs_in(rd), timeout=15, what='workers and kernels gone after SIGKILL')
     assert [r['name'] for r in load_runs(rd, status='done')] == [names[0]]   # nothing half-written counts
 
     # 3. restart to the end: the finished run is not redone, the interrupted one completes
-    p = _start(rd, toy, 0.5)
+    p = _start(rd, toy, 0.5, hold)
     out = p.communicate(timeout=120)[0]
     assert p.returncode == 0, out
     assert (first/'metrics.json').stat().st_mtime_ns == stamp
@@ -156,6 +165,23 @@ def test_kill_and_restart(tmp_path):
     for n in names: assert run_state(rd, n) == 'finished', n
     assert sorted(r['name'] for r in load_runs(rd, status='done')) == sorted(names)
     assert not [x for x in (rd/'.partial').iterdir() if x.name != 'sweep.lock']
+    assert not _procs_in(rd)
+
+
+@pytest.mark.skipif(not Path('/proc').is_dir(), reason='needs /proc')
+def test_ctrl_c_stops_everything(tmp_path):
+    "Ctrl-C (SIGINT to the sweep): the held run stops resumably, its worker, kernel and the kernel's child are gone."
+    toy, rd = toy_template(tmp_path/'toy.ipynb'), tmp_path/'runs'
+    hold = tmp_path/'hold-{pe}'
+    for pe in ('rope', 'alibi', 'none'): (tmp_path/f'hold-{pe}').touch()
+    stage = rd/'.partial'/'toy__rope__s0'
+    p = _start(rd, toy, 0.5, hold)
+    _wait(lambda: _steps(stage) >= 5 and len(_procs_in(rd)) >= 3, what='the run held, with its kernel and its child')
+    p.send_signal(signal.SIGINT)
+    out = p.communicate(timeout=60)[0]
+    assert p.returncode == 130 and 'stopped toy__rope__s0 (resumes next time)' in out, out
+    _wait(lambda: not _procs_in(rd), timeout=10, what='workers, kernels and their children gone after Ctrl-C')
+    assert run_state(rd, 'toy__rope__s0') == 'interrupted'
 
 
 RESUME_DRIVER = textwrap.dedent('''
@@ -192,7 +218,7 @@ def test_second_sweep_on_same_folder_is_refused(tmp_path):
     try:
         _wait(lambda: (rd/'.partial'/'sweep.lock').exists() and 'pid' in (rd/'.partial'/'sweep.lock').read_text(), what='lock')
         prof = dict(name='toy', tasks={'toy': {}}, pes=['rope'], seeds=[0])
-        with pytest.raises(RuntimeError, match='another sweep is running'):
+        with pytest.raises(RuntimeError, match=rf'another sweep is running on .* \(pid {p.pid} on '):
             sweep(prof, rd, templates={'toy': toy}, quiet=True)
     finally:
         p.kill(); p.communicate(timeout=30)
