@@ -106,7 +106,7 @@ def test_sweep_on_two_workers(cluster, toy, tmp_path, capsys):
 DRIVER = textwrap.dedent('''
     import sys
     from posenc.sweep import sweep
-    prof = dict(name='toy', tasks={'toy': dict(sleep=4.)}, pes=['rope'], seeds=[0])
+    prof = dict(name='toy', tasks={'toy': dict(sleep=4., hold=sys.argv[4])}, pes=['rope'], seeds=[0])
     r = sweep(prof, sys.argv[1], templates={'toy': sys.argv[2]}, scheduler=sys.argv[3], every=1)
     sys.exit(130 if r['stopped'] else 0 if r['finished'] == ['toy__rope__s0'] else 1)
 ''')
@@ -117,8 +117,8 @@ def _step(stage):
     except (OSError, ValueError): return 0
 
 
-def _driver(rd, toy, cluster):
-    return subprocess.Popen([sys.executable, '-c', DRIVER, str(rd), str(toy), cluster.address], stdout=subprocess.PIPE,
+def _driver(rd, toy, cluster, hold=''):
+    return subprocess.Popen([sys.executable, '-c', DRIVER, str(rd), str(toy), cluster.address, str(hold)], stdout=subprocess.PIPE,
                             stderr=subprocess.STDOUT, text=True, env=ENV)
 
 
@@ -168,6 +168,23 @@ def test_killed_worker_loses_nothing(cluster, toy, tmp_path):
     assert sorted(set(steps)) == list(range(1, 11)), steps                                  # the log carried on
     assert (rd/name/'attempts.txt').read_text() == 'done\n'                                 # one attempt ran to the end
     _wait(lambda: not _procs_in(rd), timeout=15, what='no process of the killed attempt left')
+
+
+@pytest.mark.skipif(not Path('/proc').is_dir(), reason='needs /proc')
+def test_killed_client_stops_its_runs(cluster, toy, tmp_path):
+    "SIGKILL the sweep (the Dask client) with a run under way: the run stops on its worker within seconds, never published."
+    rd, name, held = tmp_path/'runs', 'toy__rope__s0', tmp_path/'hold-rope'
+    held.touch()   # the run waits at its step 5 while this file exists
+    p = _driver(rd, toy, cluster, tmp_path/'hold-{pe}')
+    try:
+        _wait(lambda: _step(rd/'.partial'/name) >= 5 and _procs_in(rd), timeout=90, what='the run held at step 5')
+        p.kill(); p.communicate(timeout=30)
+    finally:
+        if p.poll() is None: p.kill(); p.communicate()
+    held.unlink()   # a run that outlived its sweep would now go on to the end
+    _wait(lambda: not _procs_in(rd), timeout=15, what="the run stopped on its worker after its client's death")
+    assert run_state(rd, name) == 'interrupted' and not (rd/name).exists()
+    assert (rd/'.partial'/name/'checkpoints').is_dir()   # resumable
 
 
 def test_bad_scheduler_address_fails_at_once(tmp_path):
