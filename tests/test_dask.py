@@ -125,10 +125,11 @@ def _driver(rd, toy, cluster, hold=''):
 @pytest.mark.skipif(not Path('/proc').is_dir(), reason='needs /proc')
 def test_stopped_sweep_leaves_its_run_resumable(cluster, toy, tmp_path):
     "SIGTERM to a Dask sweep stops its runs on the workers (through Client.run): they stay in .partial/, resumable."
-    rd, name = tmp_path/'runs', 'toy__rope__s0'
-    p = _driver(rd, toy, cluster)
+    rd, name, held = tmp_path/'runs', 'toy__rope__s0', tmp_path/'hold-rope'
+    held.touch()   # the run waits at its step 5 while this file exists: it cannot end before the stop reaches it
+    p = _driver(rd, toy, cluster, tmp_path/'hold-{pe}')
     try:
-        _wait(lambda: _step(rd/'.partial'/name) >= 2, timeout=90, what='the run under way')
+        _wait(lambda: _step(rd/'.partial'/name) >= 5, timeout=90, what='the run held at step 5')
         p.send_signal(signal.SIGTERM)
         out = p.communicate(timeout=60)[0]
     finally:
@@ -141,17 +142,19 @@ def test_stopped_sweep_leaves_its_run_resumable(cluster, toy, tmp_path):
 @pytest.mark.skipif(not Path('/proc').is_dir(), reason='needs /proc')
 def test_killed_worker_loses_nothing(cluster, toy, tmp_path):
     "SIGKILL the worker running a run half way: Dask gives the task to the other worker, which resumes the run."
-    rd, name = tmp_path/'runs', 'toy__rope__s0'
+    rd, name, held = tmp_path/'runs', 'toy__rope__s0', tmp_path/'hold-rope'
     stage = rd/'.partial'/name
-    p = _driver(rd, toy, cluster)
+    held.touch()   # the run waits at its step 5 while this file exists: it cannot end before its worker is killed
+    p = _driver(rd, toy, cluster, tmp_path/'hold-{pe}')
     step = lambda: _step(stage)
     try:
-        _wait(lambda: step() >= 3, timeout=90, what='the run half way')
+        _wait(lambda: step() >= 5, timeout=90, what='the run held half way')
         child = int((rd/'.partial'/f'{name}.lock').read_text().split()[2])   # '<host> pid <pid>': the run's worker process
         parent = int(next(l for l in Path(f'/proc/{child}/status').read_text().splitlines() if l.startswith('PPid:')).split()[1])
         victim = next(n for n, w in cluster.workers.items() if w.pid == parent)
         cluster.workers[victim].send_signal(signal.SIGKILL)
         killed_at = step()
+        held.unlink()
         out = p.communicate(timeout=120)[0]
     finally:
         if p.poll() is None: p.kill(); p.communicate()
@@ -162,7 +165,7 @@ def test_killed_worker_loses_nothing(cluster, toy, tmp_path):
     assert starts[0].split(' on ')[1].split()[0] != starts[1].split(' on ')[1].split()[0], out   # on the other worker
     _complete(rd, [name])
     m = json.loads((rd/name/'metrics.json').read_text())
-    assert 3 <= m.pop('resumed_from') < 10, (m, killed_at)                                  # from the checkpoint
+    assert m.pop('resumed_from') == 5 == killed_at, (m, killed_at)                          # from the checkpoint
     assert m == dict(status='ok', task='toy', pe='rope', seed=0, kind='synthetic', steps=10)  # what a clean run writes
     steps = [json.loads(l)['step'] for l in (rd/name/'log.jsonl').read_text().splitlines()]
     assert sorted(set(steps)) == list(range(1, 11)), steps                                  # the log carried on
