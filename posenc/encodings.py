@@ -406,6 +406,7 @@ class RoPE(PosEnc):
     "Rotary position embedding applied to queries and keys; optionally scaled (linear, NTK-aware, YaRN) to run longer."
     takes_positions = True
     two_sided = False   # True when queries and keys get different tables (xPos)
+    exact_buffers = ('inv_freq',)   # float64 buffers that a cast of the model (`.half()`, `.to(torch.bfloat16)`) must not round
     def __init__(self, d_model, n_heads, n_layers=1, max_len=1024, causal=False,
                  base:float=10000., # θ_i = base^(−2i/d_rot)
                  layout:str='half', # 'half' (GPT-NeoX / HF pairs i, i+d/2) or 'interleaved' (RoFormer pairs 2i, 2i+1)
@@ -471,6 +472,13 @@ class RoPE(PosEnc):
         return torch.cat([xr * cos + self._turn(xr) * sin, xp], -1)
     def qk(self, q, k, q_off, k_off, layer):
         return self.rotate(q, q_off, role='q'), self.rotate(k, k_off, role='k')
+    def _apply(self, fn, recurse=True):
+        "Moves and casts as any module does, except that `exact_buffers` keep float64: the angles are formed from them."
+        keep = {n: self._buffers[n] for n in self.exact_buffers if self._buffers.get(n) is not None}
+        super()._apply(fn, recurse)
+        for n, b in keep.items():
+            if self._buffers[n].dtype != b.dtype: self._buffers[n] = b.to(self._buffers[n].device)
+        return self
     def set_scaling(self, scaling:str=None, # None, 'linear', 'ntk' or 'yarn'
                     factor:float=1.0, # how many times `original_max_len` to reach
                     original_max_len:int=None, # the training length; default: what the scheme was built with
@@ -488,6 +496,7 @@ class RoPE(PosEnc):
 class XPos(RoPE):
     "xPos (Sun et al. 2022): RoPE with a per-pair decay ζ_i^((m−n)/scale_base) of the logit with distance; causal only. `set_scaling` (RoPE's) changes the rotation's frequencies, not the decay."
     causal_only, two_sided = True, True
+    exact_buffers = ('inv_freq', 'zeta')
     def __init__(self, d_model, n_heads, n_layers=1, max_len=1024, causal=False,
                  base:float=10000., # θ_i = base^(−2i/d_rot)
                  layout:str='half', # 'half' or 'interleaved', as for rope
@@ -628,9 +637,10 @@ class FirePE(PosEnc):
         return self.mlp(x.unsqueeze(-1)).movedim(-1, 0)
     def normalized(self, Tq:int, Tk:int, q_off:int=0, k_off:int=0, device=None):
         "ψ(|i − j|) / ψ(max(L, i)) for every query i and key j, shape (Tq, Tk): the MLP's input, as in the formula."
-        i = self.positions(q_off, Tq, self.c.device).to(self.c.dtype)   # 0, 1, … or the sampled positions (`rand_pos`)
-        j = self.positions(k_off, Tk, self.c.device).to(self.c.dtype)
-        return self.psi((i[:, None] - j[None]).abs()) / (self.psi(torch.maximum(i, self.L)) + self.eps)[:, None]
+        i = self.positions(q_off, Tq, self.c.device)   # 0, 1, … or the sampled positions (`rand_pos`), as integers:
+        j = self.positions(k_off, Tk, self.c.device)   # the distances are exact before the cast (bf16's step at 1000 is 4)
+        dist = (i[:, None] - j[None]).abs().to(self.c.dtype)
+        return self.psi(dist) / (self.psi(torch.maximum(i.to(self.c.dtype), self.L)) + self.eps)[:, None]
     def bias(self, Tq, Tk, q_off=0, k_off=0, device=None):
         if self.pos_map is not None: return piecewise_mlp(self.mlp, self.normalized(Tq, Tk, q_off, k_off))[None]   # `rand_pos`
         L = self.L
