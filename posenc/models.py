@@ -100,7 +100,7 @@ class Stack(nn.Module):
     "A stack of blocks that owns its positional encoding (and, with `cross_pe`, one for cross-attention)."
     def __init__(self, cfg:ModelConfig, n_layers:int, causal:bool, cross:bool=False, role:str='stack'):
         super().__init__()
-        self.causal, self.norm_first = causal, cfg.norm_first
+        self.causal, self.norm_first, self.role = causal, cfg.norm_first, role
         def pe(causal):
             try: return make_pe(cfg.pe, cfg.d_model, cfg.n_heads, n_layers, cfg.max_len, causal, **cfg.pe_opts)
             except ValueError as e: raise ValueError(f"{role}: {e}") from None
@@ -118,6 +118,8 @@ class Stack(nn.Module):
                 key_pad=None, # (B, T) True on real tokens; used as a key mask in non-causal stacks
                 memory=None, mem_pad=None, # encoder output and its (B, S) mask, for cross-attention
                 cache:KVCache=None): # incremental decoding: positions start at cache.off
+        if x.shape[1] == 0:   # some attention kernels abort the process on it (FIRE's SIGFPE in the CPU flash kernel)
+            raise ValueError(f"{self.role}: an empty sequence (length 0) has nothing to attend to; give at least one token")
         if self.rand_pos and self.training and cache is None:   # randomized positions for this forward only
             self.pe.pos_map = rand_positions(self.rand_pos, x.shape[1], x.device)
             try: return self._forward(x, key_pad, memory, mem_pad, cache)
