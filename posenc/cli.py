@@ -11,8 +11,8 @@ from fastcore.script import anno_parser
 import posenc
 
 # %% auto #0
-__all__ = ['COMMANDS', 'profile_dirs', 'pes', 'sweep', 'status', 'figures', 'report', 'run', 'parse_set', 'train', 'bench',
-           'main']
+__all__ = ['COMMANDS', 'profile_dirs', 'pes', 'sweep', 'status', 'figures', 'report', 'run', 'parse_set', 'train', 'evaluate',
+           'bench', 'main']
 
 # %% ../nbs/14_cli.ipynb #f1a0a60c
 def _csv(s:str|None, typ=str) -> list|None:
@@ -88,8 +88,9 @@ def status(profile:str='default', # smoke, default, full, gpu or a .toml file
            verbose:bool=False, # list every run, not only the counts
           ):
     "How far a profile's sweep has got: finished, failed, running, interrupted and not started runs (a failed one with its error)."
+    import warnings
     from posenc import sweep as sw
-    from posenc.results import read_run
+    from posenc.results import read_run, failure_cause
     rd = Path(runs_dir or profile_dirs(profile)['runs'])
     jobs = sw.plan(profile)
     states = {j.name: sw.run_state(rd, j.name) for j in jobs}
@@ -99,8 +100,11 @@ def status(profile:str='default', # smoke, default, full, gpu or a .toml file
     print(f"{sw.profile_name(profile)}: {len(jobs)} runs in {rd}: " + ', '.join(f"{v} {k}" for k, v in counts.items()))
     for n, s in states.items():
         if not (verbose or s in ('failed', 'interrupted', 'running')): continue
-        err = (read_run(rd/n, log=False)['error'] or {}).get('error') if s == 'failed' else None
-        print(f"  {s:<11} {n}" + (f": {str(err).splitlines()[0][:160]}" if err else ''))
+        why = None
+        if s == 'failed' or (s == 'interrupted' and (rd/n).is_dir()):   # a run in place: why it failed, or why it is not done
+            with warnings.catch_warnings():
+                warnings.simplefilter('ignore'); why = failure_cause(read_run(rd/n, log=s == 'interrupted'))   # run_state warned already
+        print(f"  {s:<11} {n}" + (f": {why}" if why else ''))
     return 0
 
 def figures(profile:str='default', # the profile whose runs are drawn (a name or a .toml file)
@@ -207,9 +211,26 @@ def train(task:str, # the task, e.g. copy, shakespeare, ted-small
     prof = dict(name=name, description=f"posenc train {task} {pe}", pes=[pe], seeds=[seed], tasks={task: {**params, **sets}})
     job, = sw.plan(prof)
     sw.check_params(job)   # a wrong --set fails with the template's parameters
+    from posenc.recipes import check_params
+    check_params(task, job.params, pe, template=True)   # and a wrong type or an impossible value, before anything runs
     res = sw.sweep(prof, runs_dir or profile_dirs(name)['runs'], workers=1, threads=threads or os.cpu_count() or 1,
                    resume=not restart, kernel_name=kernel, download=download, dry_run=dry_run)
     return 130 if res['stopped'] else (1 if res['failed'] else 0)
+
+# %% ../nbs/14_cli.ipynb #bdc5f321
+def evaluate(run_dir:str, # a run folder whose training finished, e.g. runs/smoke/copy__rope__s0
+             set:str=None, # KEY=VALUE: an evaluation option to change, e.g. extrap_factors=[1,2] (repeat --set for more)
+             threads:int=None, # torch threads (default: torch's)
+            ):
+    "Evaluate a trained run again from its checkpoint, without training (--set changes evaluation options only)."
+    from posenc.recipes import evaluate_run
+    sets = dict(parse_set(s) for s in ([set] if isinstance(set, str) else (set or [])))
+    if threads: sets['threads'] = threads
+    m = evaluate_run(run_dir, **sets).metrics
+    extra = m.get('eval_params')
+    print(f"{Path(run_dir).name}: evaluated at step {m['steps']} without training" + (f", with {extra}" if extra else '')
+          + f"; val_loss {m['val_loss']:.4f}; {Path(run_dir)/'metrics.json'}")
+    return 0
 
 # %% ../nbs/14_cli.ipynb #0490df86
 def bench(argv:list=None):
@@ -218,7 +239,7 @@ def bench(argv:list=None):
     return bench_main(list(argv or []))
 
 # %% ../nbs/14_cli.ipynb #6036a5f2
-COMMANDS = dict(run=run, sweep=sweep, train=train, status=status, figures=figures, report=report, bench=bench, pes=pes)
+COMMANDS = dict(run=run, sweep=sweep, train=train, eval=evaluate, status=status, figures=figures, report=report, bench=bench, pes=pes)
 
 def _usage() -> str:
     lines = [f"usage: posenc COMMAND [options]   (posenc COMMAND -h for its options; posenc {posenc.__version__})", "",
@@ -252,7 +273,7 @@ def main(argv:list=None) -> int:
         print(f"posenc: unknown command {cmd!r}\n\n{_usage()}", file=sys.stderr); return 2
     if cmd == 'bench': return bench(rest) or 0
     rest = [_underscore(a) for a in rest]
-    sets = _take_sets(rest) if cmd == 'train' else None
+    sets = _take_sets(rest) if cmd in ('train', 'eval') else None
     args = vars(anno_parser(COMMANDS[cmd], prog=f'posenc {cmd}').parse_args(rest))
     args.pop('pdb', None); args.pop('xtra', None)
     if sets is not None: args['set'] = sets

@@ -20,8 +20,8 @@ from .decode import translate, lm_generate, decode_speed
 # %% auto #0
 __all__ = ['mt_scores', 'length_bucket', 'bleu_by_src_len', 'bucket_sizes', 'paired_bootstrap', 'translation_eval', 'lm_metrics',
            'mlm_metrics', 'task_predictions', 'task_accuracy', 'accuracy_summary', 'ngram_loss',
-           'constant_answer_accuracy', 'copy_source_scores', 'extrapolation_eval', 'rope_schemes', 'rope_scaling_eval',
-           'attention_maps']
+           'constant_answer_accuracy', 'copy_source_scores', 'check_factors', 'extrapolation_eval', 'rope_schemes',
+           'rope_scaling_eval', 'attention_maps']
 
 # %% ../nbs/08_evaluate.ipynb #52b161a9
 def mt_scores(hyps:list[str], # detokenised hypotheses
@@ -222,6 +222,16 @@ def _window_losses(model, ids, starts, T, batch_size):
         out.append(F.cross_entropy(logits.transpose(1, 2), w[:, 1:], reduction='none').cpu())
     return torch.cat(out)
 
+def check_factors(factors, # multiples of the training length
+                  who:str='extrapolation_eval', # the caller, for the message
+                 ) -> list[float]:
+    "`factors` as a list, or a ValueError unless it is a non-empty list of numbers ≥ 1."
+    ok = isinstance(factors, (list, tuple)) and len(factors) > 0 and all(
+        isinstance(f, (int, float)) and not isinstance(f, bool) and math.isfinite(f) and f >= 1 for f in factors)
+    if not ok: raise ValueError(f"{who}: factors must be a non-empty list of numbers ≥ 1 (multiples of the training "
+                                f"length, e.g. [1, 2, 4]), got {factors!r}")
+    return list(factors)
+
 def extrapolation_eval(model:nn.Module, # a decoder-only LM
                        ids, # 1-D validation token stream
                        train_len:int, # L: the context length used in training
@@ -234,7 +244,7 @@ def extrapolation_eval(model:nn.Module, # a decoder-only LM
     "Loss at 1×, 2×, … the training length: chunked, sliding-window, and per position."
     model.eval()
     ids = torch.as_tensor(ids, dtype=torch.long)
-    lengths = [int(f * train_len) for f in factors]
+    lengths = [int(f * train_len) for f in check_factors(factors)]
     budget = eval_tokens or max(lengths) * 4
     res = dict(train_len=train_len, lengths=lengths, chunked_loss=[], sliding_loss=[], loss_by_pos={}, skipped={},
                eval_tokens={})
@@ -279,6 +289,7 @@ def rope_scaling_eval(model:nn.Module, # a decoder-only LM with pe='rope', train
     "Chunked and sliding loss at f·L for each RoPE scaling with factor f: {scaling: {lengths, chunked_loss, sliding_loss}}."
     pes = rope_schemes(model)
     if not pes: raise ValueError("rope_scaling_eval: the model has no plain RoPE scheme (pe='rope')")
+    factors = check_factors(factors, 'rope_scaling_eval')
     saved = [(p.scaling, p.factor, p.original_max_len) for p in pes]
     budget = eval_tokens or int(max(factors) * train_len) * 4
     out = {}

@@ -4,30 +4,32 @@
 
 # %% ../nbs/09_recipes.ipynb #4d6213b6
 from __future__ import annotations
-import contextlib, json, math, os, platform, random, subprocess, sys, time, traceback
+import contextlib, json, math, os, platform, random, re, subprocess, sys, time, traceback, warnings
 from dataclasses import dataclass, asdict, field
 from datetime import datetime, timezone
 from pathlib import Path
 import numpy as np
 import torch
 import posenc
-from .encodings import pe_names
+from .encodings import pe_names, make_pe
 from .models import ModelConfig, build_model, param_counts
 from .data import get_corpus, tinyshakespeare, project_root
 from .tasks import TASK_KINDS, make_task
 from .tokenize import (BOS_ID, EOS_ID, SPECIAL_TOKENS, N_SPECIAL, CharTokenizer, task_tokenizer, encode_task, bpe_tokenizer, encode_pairs, PairBatcher,
                              LMBatcher, collate_lm_task, collate_pairs)
-from .train import (TrainConfig, Trainer, eval_loss, mask_tokens, step_generator, seed_everything, write_json,
-                          atomic_write, read_jsonl, to_jsonable)
+from .train import (TrainConfig, Trainer, SCHEDULES, eval_loss, mask_tokens, step_generator, seed_everything, write_json,
+                          atomic_write, read_jsonl, to_jsonable, try_load_checkpoint)
+from .io import read_json
 from .evaluate import (rope_schemes, rope_scaling_eval, lm_metrics, mlm_metrics, extrapolation_eval, translation_eval, task_accuracy,
                              accuracy_summary, attention_maps, mt_scores, ngram_loss,
                              constant_answer_accuracy, copy_source_scores)
 from .decode import translate
 
 # %% auto #0
-__all__ = ['TEMPLATE_EXTRAS', 'CONTRACT_KEYS', 'TIMING_KEYS', 'task_names', 'task_kind', 'recipe_params', 'check_params',
-           'run_name', 'template_parameters', 'parameter_defaults', 'environment_info', 'StepBatches', 'RunResult',
-           'run_experiment', 'check_run_dir', 'comparable']
+__all__ = ['TEMPLATE_EXTRAS', 'PARAM_SPECS', 'NULLABLE', 'MACHINE_PARAMS', 'EVAL_PARAMS', 'CONTRACT_KEYS', 'TIMING_KEYS',
+           'task_names', 'task_kind', 'recipe_params', 'run_name', 'template_parameters', 'parameter_defaults',
+           'check_params', 'environment_info', 'StepBatches', 'RunResult', 'run_experiment', 'check_run_dir',
+           'comparable', 'evaluate_run']
 
 # %% ../nbs/09_recipes.ipynb #9a6b9965
 _COMMON = dict(
@@ -63,13 +65,6 @@ def recipe_params(task:str) -> dict:
     "The parameters `task` accepts, with their defaults (a smoke configuration)."
     return {**_COMMON, **_KIND[task_kind(task)]}
 
-def check_params(task:str, params:dict) -> dict:
-    "Defaults updated with `params`; an unknown parameter lists the valid ones."
-    valid = recipe_params(task)
-    bad = sorted(set(params) - set(valid))
-    if bad: raise ValueError(f"{task}: unknown parameter(s) {', '.join(bad)}. Valid parameters: {', '.join(valid)}")
-    return {**valid, **params}
-
 def run_name(task:str, pe:str, seed:int) -> str:
     "Folder name of a run: `<task>__<pe>__s<seed>`."
     return f"{task}__{pe}__s{seed}"
@@ -98,6 +93,112 @@ def parameter_defaults(src:str) -> dict:
             out[t.id] = ast.literal_eval(node.value)
     return out
 
+# %% ../nbs/09_recipes.ipynb #6c2a3bb2
+PARAM_SPECS = dict(
+    # model
+    d_model='int ≥ 1', n_heads='int ≥ 1', n_layers='int ≥ 1', d_ff='int ≥ 1', dropout='number in [0, 1)',
+    attn_dropout='number in [0, 1)', norm_first='bool', activation=('gelu', 'relu'), pe_opts='dict', max_len='int ≥ 1',
+    scale_emb='bool',
+    # train
+    optimizer=('adamw', 'adam'), betas='pair in [0, 1)', lr='number > 0', schedule=SCHEDULES, warmup='int ≥ 0',
+    min_lr_ratio='number in [0, 1]', weight_decay='number ≥ 0', label_smoothing='number in [0, 1)', clip='number ≥ 0',
+    steps='int ≥ 1', token_budget='int ≥ 1', eval_every='int ≥ 0', log_every='int ≥ 0', ckpt_every='int ≥ 0',
+    # machine
+    device='str', threads='int ≥ 1', progress='bool',
+    # lm and mlm
+    block_size='int ≥ 1', batch_size='int ≥ 1', eval_tokens='int ≥ 1', extrap_factors='factors', extrap_tokens='int ≥ 1',
+    extrap_stride='number in (0, 1]', attn_len='int ≥ 1', mask_p='number in (0, 1]',
+    # seq2seq
+    n_dec_layers='int ≥ 1', vocab_size=f'int ≥ {N_SPECIAL + 1}', batch_tokens='int ≥ 1', max_src_len='int ≥ 1',
+    max_tgt_len='int ≥ 1', train_size='int ≥ 1', valid_size='int ≥ 1', test_size='int ≥ 1', beam_size='int ≥ 1',
+    length_penalty='number', max_len_a='number ≥ 0', max_len_b='int ≥ 0', decode_batch='int ≥ 1', n_examples='int ≥ 0',
+    # synthetic
+    train_max_len='int ≥ 1', test_max_len='int ≥ 1', n_train='int ≥ 1', n_valid='int ≥ 1', n_test_per_length='int ≥ 1',
+    data_seed='int')
+NULLABLE = ('steps', 'eval_tokens', 'train_size', 'valid_size', 'test_size')  # None also accepted (besides None defaults)
+MACHINE_PARAMS = ('device', 'threads', 'progress')   # may change between sittings without changing the run
+EVAL_PARAMS = dict(lm=('extrap_factors', 'extrap_tokens', 'extrap_stride', 'attn_len'), mlm=('attn_len',),
+                   seq2seq=('test_size', 'beam_size', 'length_penalty', 'max_len_a', 'max_len_b', 'decode_batch', 'n_examples'),
+                   synthetic=('test_max_len', 'n_test_per_length'))   # options of the final evaluation only
+
+def _isnum(x) -> bool: return isinstance(x, (int, float)) and not isinstance(x, bool) and math.isfinite(x)
+
+def _in_range(v, rng:str) -> bool:
+    "Whether number `v` satisfies `rng`: '', '≥ a', '> a' or 'in [a, b)' (any brackets)."
+    if not rng: return True
+    op, _, rest = rng.partition(' ')
+    if op in ('≥', '>'): return v >= float(rest) if op == '≥' else v > float(rest)
+    lb, lo, hi, hb = re.fullmatch(r'([\[(])(\S+), (\S+)([\])])', rest).groups()
+    return (v >= float(lo) if lb == '[' else v > float(lo)) and (v <= float(hi) if hb == ']' else v < float(hi))
+
+def _accepts(spec, v) -> tuple[bool, object]:
+    "Whether `v` meets `spec`, and `v` normalised (an integral float given for an integer becomes an int)."
+    if isinstance(spec, tuple): return v in spec, v
+    simple = dict(bool=lambda: isinstance(v, bool), str=lambda: isinstance(v, str), dict=lambda: isinstance(v, dict),
+                  factors=lambda: isinstance(v, (list, tuple)) and len(v) > 0 and all(_isnum(f) and f >= 1 for f in v))
+    if spec in simple: return simple[spec](), v
+    if spec.startswith('pair'): return isinstance(v, (list, tuple)) and len(v) == 2 and all(_isnum(b) and 0 <= b < 1 for b in v), v
+    kind, _, rng = spec.partition(' ')
+    if not _isnum(v) or (kind == 'int' and v != int(v)): return False, v
+    v = int(v) if kind == 'int' else v
+    return _in_range(v, rng), v
+
+def _describe(spec, nullable:bool) -> str:
+    "What a parameter accepts, in words."
+    if isinstance(spec, tuple): s = 'one of ' + ', '.join(map(repr, spec))
+    else: s = dict(bool='true or false', str='a string', dict='a table of options, e.g. {}',
+                   factors='a non-empty list of numbers ≥ 1 (multiples of block_size), e.g. [1, 2, 4]',
+                   ).get(spec) or ('two numbers in [0, 1), e.g. [0.9, 0.98]' if spec.startswith('pair') else
+                                   ' '.join(['an integer' if spec.startswith('int') else 'a number', *spec.split(' ')[1:]]))
+    return s + (' or None' if nullable else '')
+
+# %% ../nbs/09_recipes.ipynb #3ac4ea6f
+def _stacks(kind:str, p:dict) -> list[tuple]:
+    "(role, layers, causal) of each stack of the task's model."
+    if kind == 'seq2seq': return [('encoder', p['n_layers'], False), ('decoder', p['n_dec_layers'] or p['n_layers'], True)]
+    return [('encoder', p['n_layers'], False)] if kind == 'mlm' else [('decoder', p['n_layers'], True)]
+
+def _combination(task:str, kind:str, p:dict, pe:str|None) -> list[str]:
+    "The problems of parameters that are each valid but do not go together (or not with the encoding `pe`)."
+    out = []
+    if p['steps'] is None and p['token_budget'] is None:
+        out.append("steps=None and token_budget=None give no budget: set steps, token_budget or both")
+    if p['d_model'] % p['n_heads']:
+        out.append(f"d_model={p['d_model']} is not divisible by n_heads={p['n_heads']}: each head gets d_model / n_heads dimensions")
+    elif pe is not None:
+        for role, n, causal in _stacks(kind, p):
+            try: make_pe(pe, p['d_model'], p['n_heads'], n, p['max_len'] or 64, causal, **p['pe_opts'])
+            except (ValueError, TypeError) as e:
+                out.append(f"pe={pe!r} cannot serve the {role} with d_model={p['d_model']}, n_heads={p['n_heads']}, "
+                           f"pe_opts={p['pe_opts']}: {e}"); break
+    if kind == 'mlm' and p['eval_tokens'] is not None and p['eval_tokens'] < p['block_size']:
+        out.append(f"eval_tokens={p['eval_tokens']} is fewer than block_size={p['block_size']}: the masked-LM evaluation "
+                   "needs at least one window (None: the whole validation text)")
+    if kind == 'synthetic' and p['test_max_len'] is not None and p['test_max_len'] < p['train_max_len']:
+        out.append(f"test_max_len={p['test_max_len']} is below train_max_len={p['train_max_len']}: the test lengths run from 1 "
+                   "to test_max_len and must include the training lengths (None: 4·train_max_len)")
+    return out
+
+def check_params(task:str, # a name from `task_names()`
+                 params:dict, # the parameters given (the others keep their defaults)
+                 pe:str=None, # also check the encoding and its options against the model's shape
+                 template:bool=False, # `params` come from a template's parameters cell: skip its own names (`TEMPLATE_EXTRAS`)
+                ) -> dict:
+    "Defaults updated with `params`; a ValueError names each parameter that is unknown, of the wrong type, or makes the run or its evaluation impossible."
+    valid, kind = recipe_params(task), task_kind(task)
+    if template: params = {k: v for k, v in params.items() if k not in TEMPLATE_EXTRAS}
+    bad = sorted(set(params) - set(valid))
+    if bad: raise ValueError(f"{task}: unknown parameter(s) {', '.join(bad)}. Valid parameters: {', '.join(valid)}")
+    p, problems = {**valid, **params}, []
+    for k, v in params.items():
+        nullable = valid[k] is None or k in NULLABLE
+        if nullable and (v is None or v == 'None'): p[k] = None; continue   # 'None': TOML's stand-in for None
+        ok, p[k] = _accepts(PARAM_SPECS[k], v)
+        if not ok: problems.append(f"{k}={v!r} is not valid: {k} takes {_describe(PARAM_SPECS[k], nullable)}")
+    if not problems: problems = _combination(task, kind, p, pe)
+    if problems: raise ValueError(f"{task}: " + '; '.join(problems))
+    return p
+
 # %% ../nbs/09_recipes.ipynb #7b4d555a
 def _git(*args):
     try:
@@ -120,6 +221,7 @@ def environment_info() -> dict:
 # %% ../nbs/09_recipes.ipynb #2fda2789
 @dataclass
 class _Prepared:
+    "A task's data for one run: `final_fn(model, trainer, res)` fills `res` as it goes and returns hypotheses (or None)."
     tok: object; vocab_size: int; max_len: int; get_batch: object; eval_fn: object; final_fn: object
     attn_input: dict; data: dict = field(default_factory=dict)
 
@@ -155,14 +257,14 @@ def _prepare_lm(task, p, seed):
     def get_batch(step):
         x, y = batcher.batch(step); return dict(x=x, y=y)
     eval_fn = lambda m: lm_metrics(m, va, T, max_tokens=p['eval_tokens'])
-    def final_fn(m, trainer):
+    def final_fn(m, trainer, res):
         out = trainer.last_eval or eval_fn(m)
-        ex = extrapolation_eval(m, va, T, p['extrap_factors'], p['extrap_tokens'], p['extrap_stride'])
-        if rope_schemes(m):   # plain RoPE: the same weights evaluated with each scaling (PI, NTK-aware, YaRN) at f·L
-            ex['scaled'] = rope_scaling_eval(m, va, T, [f for f in p['extrap_factors'] if f > 1], eval_tokens=p['extrap_tokens'],
-                                             stride_frac=p['extrap_stride'])
-        base = dict(unigram=ngram_loss(tr, va, 1, tok.vocab_size), bigram=ngram_loss(tr, va, 2, tok.vocab_size))
-        return dict(val_loss=out['val_loss'], val_ppl=out['val_ppl'], val_bpc=out['val_bpc'], extrapolation=ex, baseline=base)
+        res.update(val_loss=out['val_loss'], val_ppl=out['val_ppl'], val_bpc=out['val_bpc'])
+        res['baseline'] = dict(unigram=ngram_loss(tr, va, 1, tok.vocab_size), bigram=ngram_loss(tr, va, 2, tok.vocab_size))
+        res['extrapolation'] = ex = extrapolation_eval(m, va, T, p['extrap_factors'], p['extrap_tokens'], p['extrap_stride'])
+        beyond = [f for f in p['extrap_factors'] if f > 1]
+        if rope_schemes(m) and beyond:   # plain RoPE: the same weights evaluated with each scaling (PI, NTK-aware, YaRN) at f·L
+            ex['scaled'] = rope_scaling_eval(m, va, T, beyond, eval_tokens=p['extrap_tokens'], stride_frac=p['extrap_stride'])
     return _Prepared(tok, tok.vocab_size, T * max(p['extrap_factors']), get_batch, eval_fn, final_fn,
                      dict(ids=va[:p['attn_len']]), dict(description=corpus.description, train_tokens_available=len(tr),
                                                         valid_tokens=len(va)))
@@ -177,10 +279,9 @@ def _prepare_mlm(task, p, seed):
         x, y = mask_tokens(batcher.batch(step)[0], V, step_generator('mlm', seed, step), p['mask_p'])
         return dict(x=x, y=y)
     eval_fn = lambda m: mlm_metrics(m, va, T, V, max_tokens=p['eval_tokens'], p=p['mask_p'])
-    def final_fn(m, trainer):
+    def final_fn(m, trainer, res):
         out = trainer.last_eval or eval_fn(m)
-        return dict(val_loss=out['val_loss'], val_bpt_masked=out['val_bpt_masked'],
-                    baseline=dict(unigram=ngram_loss(tr, va, 1, V)))
+        res.update(val_loss=out['val_loss'], val_bpt_masked=out['val_bpt_masked'], baseline=dict(unigram=ngram_loss(tr, va, 1, V)))
     return _Prepared(tok, V, T, get_batch, eval_fn, final_fn, dict(ids=va[:min(T, p['attn_len'])]),
                      dict(description=corpus.description, train_tokens_available=len(tr), valid_tokens=len(va)))
 
@@ -214,13 +315,14 @@ def _prepare_seq2seq(task, p, seed):
     test = corpus.test[:p['test_size']] if p['test_size'] else corpus.test
     cap_n = lambda ps: ps[:p['test_size']] if p['test_size'] else ps
     extras = {n: cap_n(ps) for n, ps in corpus.tests.items() if n not in corpus.parts['test']}   # e.g. held-out Tatoeba
-    def final_fn(m, trainer):
+    def final_fn(m, trainer, res):
         out = trainer.last_eval or eval_fn(m)
-        res, hyps = translation_eval(m, tok, test, p['beam_size'], p['length_penalty'], p['max_len_a'], p['max_len_b'],
+        res.update(val_loss=out['val_loss'], val_ppl=math.exp(out['val_loss']), baseline=dict(copy_source=copy_source_scores(test)))
+        got, hyps = translation_eval(m, tok, test, p['beam_size'], p['length_penalty'], p['max_len_a'], p['max_len_b'],
                                      p['decode_batch'], p['max_src_len'], p['n_examples'])
+        res.update(got)
         res['by_test_set'] = _by_test_set(corpus.parts['test'], test, hyps, m, tok, extras, p)
-        return dict(val_loss=out['val_loss'], val_ppl=math.exp(out['val_loss']), **res,
-                    baseline=dict(copy_source=copy_source_scores(test))), hyps
+        return hyps
     max_len = max(p['max_src_len'], int(p['max_len_a'] * p['max_src_len'] + p['max_len_b']) + 1)
     src0 = torch.tensor(tok.encode(test[0][0])[:p['max_src_len'] - 1] + [EOS_ID])
     tgt0 = torch.tensor([BOS_ID] + tok.encode(test[0][1])[:p['max_tgt_len'] - 1])
@@ -239,12 +341,12 @@ def _prepare_synthetic(task, p, seed):
         return collate_lm_task([td.train[rng.randrange(len(td.train))] for _ in range(B)], tok)
     val_batches = [collate_lm_task(td.valid[i:i + 256], tok) for i in range(0, len(td.valid), 256)]
     eval_fn = lambda m: eval_loss(m, val_batches)
-    def final_fn(m, trainer):
+    def final_fn(m, trainer, res):
         out = trainer.last_eval or eval_fn(m)
+        res.update(val_loss=out['val_loss'], train_max_len=td.max_len, test_max_len=td.test_max_len,
+                   baseline=dict(constant_answer=constant_answer_accuracy(td.test, td.max_len)))
         acc = task_accuracy(m, td.test, tok)
-        return dict(val_loss=out['val_loss'], acc_by_len={str(n): a for n, a in acc.items()},
-                    **accuracy_summary(acc, td.max_len), train_max_len=td.max_len, test_max_len=td.test_max_len,
-                    baseline=dict(constant_answer=constant_answer_accuracy(td.test, td.max_len)))
+        res.update(acc_by_len={str(n): a for n, a in acc.items()}, **accuracy_summary(acc, td.max_len))
     longest = max(len(encode_task(e, tok)[0]) for es in td.test.values() for e in es)
     ex = td.test[td.max_len][0]
     return _Prepared(tok, tok.vocab_size, longest, get_batch, eval_fn, final_fn,
@@ -296,6 +398,52 @@ def _save_pe(path, model):
 
 def _write_lines(path, lines): atomic_write(path, ''.join(l.replace('\n', ' ') + '\n' for l in lines))
 
+_MODEL_KIND = dict(lm='lm', synthetic='lm', mlm='mlm', seq2seq='seq2seq')
+_REACH = dict(lm='the training length (block_size)', mlm='the training length (block_size)',
+              synthetic='the longest test sequence (its length grows with test_max_len)',
+              seq2seq='the longest source (max_src_len) or decoded target (max_len_a · max_src_len + max_len_b)')
+
+def _check_reach(model, task:str, kind:str, p:dict, prep:_Prepared, pe:str, max_len:int=None):
+    "Before any step: fail when a model built with a given `max_len` cannot hold the longest sequence the run needs."
+    max_len = max_len or p['max_len']
+    L = p['block_size'] if kind == 'lm' else prep.max_len   # an LM reports longer extrapolation lengths as skipped
+    if not max_len or max_len >= L: return
+    was, dev = model.training, next(model.parameters()).device
+    x = lambda n: torch.full((1, n), N_SPECIAL, device=dev)
+    try:
+        with torch.no_grad(): model.eval(); model(x(min(L, p['max_src_len'])), x(L)) if kind == 'seq2seq' else model(x(L))
+    except ValueError as e:
+        raise ValueError(f"{task}: max_len={max_len} is shorter than {_REACH[kind]}, {L} positions, and {pe} cannot place a token "
+                         f"beyond it ({str(e).split('. ')[0]}). Set max_len ≥ {L}, or leave it None (long enough by default)") from None
+    finally: model.train(was)
+
+def _train_metrics(ident:dict, summ:dict, model) -> dict:
+    "The metrics of the training itself (what any finished or evaluation-failed run has)."
+    return dict(**ident, wall_s=None, train_wall_s=summ['wall_s'], train_tokens=summ['tokens'], tok_per_s=summ['tok_per_s'],
+                steps=summ['steps'], params=param_counts(model), best_val_loss=summ['best_val_loss'],
+                resumed_from=summ['resumed_from'])
+
+def _evaluate(out:Path, ident:dict, model, prep:_Prepared, trainer, summ:dict, res:dict) -> dict:
+    "The final evaluation: fills `res` as it goes, writes the files beside metrics.json and returns the metrics (no wall_s yet)."
+    model.eval()
+    hyps = prep.final_fn(model, trainer, res)
+    if hyps is not None:
+        for k in ('greedy', 'beam'): _write_lines(out/f'hyp.{k}.txt', hyps[k])
+        _write_lines(out/'ref.txt', hyps['ref'])
+    _save_attention(out/'attention.npz', attention_maps(model, **{k: v.to(trainer.device) for k, v in prep.attn_input.items()}),
+                    prep.tok, prep.attn_input)
+    _save_pe(out/'pe.npz', model)
+    return dict(status='ok', **_train_metrics(ident, summ, model), **res)
+
+def _error_record(ident:dict, e:BaseException, t0:float, trainer, summ:dict, res:dict, model) -> dict:
+    "error.json: 'failed' before the training ended; 'eval_failed' after it, with the checkpoint kept and the metrics gathered so far."
+    rec = dict(status='failed' if summ is None else 'eval_failed', task=ident['task'], pe=ident['pe'], seed=ident['seed'],
+               error=f"{type(e).__name__}: {e}", traceback=traceback.format_exc(), wall_s=time.perf_counter() - t0,
+               step=None if trainer is None else trainer.step)
+    if summ is not None:
+        rec.update(checkpoint='checkpoints/last.pt', partial_metrics=dict(status='eval_failed', **_train_metrics(ident, summ, model), **res))
+    return rec
+
 def run_experiment(task:str, # a name from `task_names()`
                    pe:str, # a name from `pe_names()`
                    seed:int=0, # seeds the model, the data order and the training RNG
@@ -307,29 +455,32 @@ def run_experiment(task:str, # a name from `task_names()`
     "Run one experiment end to end and write its run folder."
     kind = task_kind(task)
     if pe not in pe_names(): raise ValueError(f"Unknown positional encoding {pe!r}. Valid names: {', '.join(pe_names())}")
-    p = check_params(task, params)
+    p = check_params(task, params, pe)
     out = Path(out_dir) if out_dir is not None else project_root()/'runs'/'adhoc'/run_name(task, pe, seed)
     main = world is None or world.is_main   # with a world, rank 0 alone writes the run folder
     if main:
         out.mkdir(parents=True, exist_ok=True)
         for f in ('metrics.json', 'error.json'):
             if (out/f).exists(): (out/f).unlink()
-    old = json.loads((out/'config.json').read_text()) if main and (out/'config.json').is_file() else None
-    machine = ('device', 'threads', 'progress')   # may change between sittings without changing the run
-    strip = lambda d: {k: v for k, v in d.items() if k not in machine}
-    same_params = old is not None and strip(old.get('params') or {}) == strip(to_jsonable(p))
+    old = read_json(out/'config.json') if main else None
+    if main and old is None and (out/'config.json').is_file() and (out/'checkpoints'/'last.pt').is_file():
+        warnings.warn(f"{out/'config.json'}: unreadable (truncated or corrupt), so its checkpoint cannot be matched to its "
+                      "parameters: the run starts afresh", stacklevel=2)
+    strip = lambda d: {k: v for k, v in d.items() if k not in MACHINE_PARAMS}
+    same_params = isinstance(old, dict) and strip(old.get('params') or {}) == strip(to_jsonable(p))
     config = dict(task=task, kind=kind, pe=pe, seed=seed, profile=profile, params=p, model=None, train=None, data=None,
                   started=datetime.now(timezone.utc).isoformat(timespec='seconds'), **environment_info())
     if world is not None: config['world'] = world.describe()
     if main: write_json(out/'config.json', config)
-    t0 = time.perf_counter()
+    ident, t0, trainer, summ, model, res = dict(task=task, kind=kind, pe=pe, seed=seed), time.perf_counter(), None, None, None, {}
     try:
         if p['threads']: torch.set_num_threads(p['threads'])
         with world.main_first() if world is not None else contextlib.nullcontext():   # rank 0 may fill a tokenizer cache first
             prep = _PREPARE[kind](task, p, seed)
         seed_everything(seed)
         mcfg = _model_config(p, prep, pe)
-        model = build_model('seq2seq' if kind == 'seq2seq' else 'mlm' if kind == 'mlm' else 'lm', mcfg)
+        model = build_model(_MODEL_KIND[kind], mcfg)
+        _check_reach(model, task, kind, p, prep, pe)
         tcfg = _train_config(p, seed)
         config.update(model=asdict(mcfg), train=asdict(tcfg), data=prep.data)
         if main: write_json(out/'config.json', config)
@@ -338,25 +489,12 @@ def run_experiment(task:str, # a name from `task_names()`
         summ = trainer.fit(resume=resume and same_params)
         t_fit = time.perf_counter() - t_fit
         if not main: return RunResult({}, model, prep.tok, trainer.log, out, config)   # the final evaluation is rank 0's
-        model.eval()
-        res = prep.final_fn(model, trainer)
-        res, hyps = res if isinstance(res, tuple) else (res, None)
-        if hyps is not None:
-            for k in ('greedy', 'beam'): _write_lines(out/f'hyp.{k}.txt', hyps[k])
-            _write_lines(out/'ref.txt', hyps['ref'])
-        _save_attention(out/'attention.npz', attention_maps(model, **{k: v.to(trainer.device) for k, v in prep.attn_input.items()}),
-                        prep.tok, prep.attn_input)
-        _save_pe(out/'pe.npz', model)
+        metrics = _evaluate(out, ident, model, prep, trainer, summ, res)
         # wall time summed over sittings: training (all sittings, from the checkpoint) + this call's preparation and evaluation
-        wall = time.perf_counter() - t0 - t_fit + summ['wall_s']
-        metrics = dict(status='ok', task=task, kind=kind, pe=pe, seed=seed, wall_s=wall,
-                       train_wall_s=summ['wall_s'], train_tokens=summ['tokens'], tok_per_s=summ['tok_per_s'],
-                       steps=summ['steps'], params=param_counts(model), best_val_loss=summ['best_val_loss'],
-                       resumed_from=summ['resumed_from'], **res)
+        metrics['wall_s'] = time.perf_counter() - t0 - t_fit + summ['wall_s']
         write_json(out/'metrics.json', metrics)
     except BaseException as e:
-        if main: write_json(out/'error.json', dict(status='failed', task=task, pe=pe, seed=seed, error=f"{type(e).__name__}: {e}",
-                                          traceback=traceback.format_exc(), wall_s=time.perf_counter() - t0))
+        if main: write_json(out/'error.json', _error_record(ident, e, t0, trainer, summ, res, model))
         raise
     return RunResult(metrics, model, prep.tok, trainer.log, out, config)
 
@@ -392,3 +530,50 @@ TIMING_KEYS = ('wall_s', 'train_wall_s', 'tok_per_s', 'decode_sent_per_s', 'resu
 def comparable(metrics:dict) -> dict:
     "Metrics without the timings, for comparing two runs."
     return {k: v for k, v in metrics.items() if k not in TIMING_KEYS}
+
+# %% ../nbs/09_recipes.ipynb #e9d9027f
+def evaluate_run(run_dir:str|Path, # a run folder whose training finished (`checkpoints/last.pt` at the end of the budget)
+                 **changes) -> RunResult: # evaluation options to change: `EVAL_PARAMS[kind]`, device, threads
+    "Evaluate a run's trained model again from its checkpoint, without training: writes metrics.json and removes error.json."
+    d = Path(run_dir)
+    cfg = read_json(d/'config.json')
+    if not (isinstance(cfg, dict) and isinstance(cfg.get('params'), dict) and isinstance(cfg.get('model'), dict)):
+        raise ValueError(f"{d}: no readable config.json with the run's parameters and model: not a run folder written by "
+                         "run_experiment, or one that failed before its model was built (run it again instead)")
+    task, pe, seed = cfg['task'], cfg['pe'], cfg['seed']
+    kind, before = task_kind(task), {**cfg['params'], **(cfg.get('eval_params') or {})}
+    allowed = EVAL_PARAMS[kind] + MACHINE_PARAMS
+    p = check_params(task, {**before, **changes}, pe)
+    moved = [k for k in changes if k not in allowed and to_jsonable(p[k]) != to_jsonable(before.get(k))]
+    if moved: raise ValueError(
+        f"{d.name}: {', '.join(f'{k}={changes[k]!r}' for k in moved)} would change the model or its training (trained with "
+        f"{', '.join(f'{k}={before.get(k)!r}' for k in moved)}); evaluating again changes only the options of the evaluation "
+        f"of a {kind} run: {', '.join(allowed)}. Train a new run for the others (posenc train {task} {pe} --set …)")
+    state = try_load_checkpoint(d/'checkpoints'/'last.pt', keys=('model', 'optimizer', 'step', 'rng'))
+    if state is None: raise ValueError(f"{d}: no readable checkpoints/last.pt, so there is no trained model to evaluate; "
+                                       "run it again (posenc train or posenc sweep)")
+    t0 = time.perf_counter()
+    if p['threads']: torch.set_num_threads(p['threads'])
+    prep = _PREPARE[kind](task, p, seed)
+    model = build_model(_MODEL_KIND[kind], ModelConfig(**cfg['model']))   # exactly the model that was trained
+    trainer = Trainer(model, prep.get_batch, _train_config(p, seed), prep.eval_fn, d)
+    trainer.load_state_dict(state); trainer.resumed_from, trainer.log = trainer.step, read_jsonl(d/'log.jsonl')
+    if not trainer.done(): raise ValueError(
+        f"{d.name}: checkpoints/last.pt is at step {trainer.step}, {trainer.progress():.0%} of the training budget: the training "
+        "has not finished, so there is nothing to evaluate yet. Run it again (posenc train or posenc sweep resume from the checkpoint)")
+    _check_reach(model, task, kind, p, prep, pe, max_len=cfg['model']['max_len'])
+    ident, summ, res = dict(task=task, kind=kind, pe=pe, seed=seed), trainer.summary(), {}
+    had = isinstance(read_json(d/'metrics.json'), dict)   # a finished run evaluated again stays as it was if this fails
+    try: metrics = _evaluate(d, ident, model, prep, trainer, summ, res)
+    except BaseException as e:
+        if not had: write_json(d/'error.json', _error_record(ident, e, t0, trainer, summ, res, model))
+        raise
+    metrics['wall_s'] = summ['wall_s'] + time.perf_counter() - t0
+    changed = {k: p[k] for k in EVAL_PARAMS[kind] if to_jsonable(p[k]) != to_jsonable(cfg['params'].get(k))}
+    cfg.pop('eval_params', None)
+    if changed: cfg['eval_params'] = metrics['eval_params'] = changed
+    cfg['evaluated'] = datetime.now(timezone.utc).isoformat(timespec='seconds')
+    write_json(d/'config.json', cfg)
+    write_json(d/'metrics.json', metrics)
+    if (d/'error.json').exists(): (d/'error.json').unlink()
+    return RunResult(metrics, model, prep.tok, trainer.log, d, cfg)

@@ -9,7 +9,7 @@ from pathlib import Path
 import numpy as np
 import logging
 from .results import (NoData, load_runs, select, tasks_of, by_pe, pe_rank, pe_order, mean_std, pe_means, best_pe,
-                            bootstrap_scores, welch, boot_p, task_rank, mean_reciprocal_rank, metric_at)
+                            bootstrap_scores, welch, boot_p, task_rank, mean_reciprocal_rank, metric_at, failure_cause)
 from .render import FORMATS, render
 
 log = logging.getLogger('posenc.report')
@@ -238,9 +238,17 @@ def _setup_data(ctx:ReportContext) -> str:
         rows.append([t, rs[0]['kind'] or '—', md_escape(desc) + (' ' if desc and note else '') + note + (f' ({md_escape(sizes)})' if sizes else ''),
                      ', '.join(sorted({p for p in (r['pe'] for r in rs) if p}, key=pe_rank)),
                      ', '.join(str(s) for s in sorted({r['seed'] for r in rs if r['seed'] is not None})),
-                     f"{len(select(rs))} / {len(select(rs, status='failed'))} / {len(rs)}"])
-    return md_table(['task', 'kind', 'data as used', 'encodings', 'seeds', 'finished / failed / all'], rows,
+                     f"{len(select(rs))} / {len(rs) - len(select(rs))} / {len(rs)}"])
+    return md_table(['task', 'kind', 'data as used', 'encodings', 'seeds', 'finished / not finished / all'], rows,
                     'Tasks, data and runs.', 'setup-data')
+
+def _setup_failed(ctx:ReportContext) -> str:
+    "Every run that did not finish, each with its cause in one line (`failure_cause`); '' when all finished."
+    bad = [r for r in ctx.runs if r['status'] != 'done']
+    if not bad: return ''
+    return (f"{len(bad)} run(s) did not finish; no result of theirs is in a table, a comparison or a conclusion "
+            "(a run with an unreadable `metrics.json` counts as not finished):\n\n"
+            + '\n'.join(f"- `{r['id']}`: {md_escape(failure_cause(r))}" for r in bad) + '\n')
 
 # %% ../nbs/12_report.ipynb #23282d5b
 def _setup_models(ctx:ReportContext) -> str:
@@ -284,7 +292,8 @@ def sec_setup(ctx:ReportContext) -> str:
     "Data as used, model sizes, training budgets, seeds and the machines, from the runs' configs."
     head = '# Setup {#sec-setup}\n'
     if not ctx.runs: return head + '\nNo runs were found, so there is nothing to describe.\n'
-    return '\n'.join([head, _setup_data(ctx), _setup_models(ctx), _setup_machines(ctx)]) + '\n'
+    failed = _setup_failed(ctx)
+    return '\n'.join([head, _setup_data(ctx), *([failed] if failed else []), _setup_models(ctx), _setup_machines(ctx)]) + '\n'
 
 # %% ../nbs/12_report.ipynb #e1f2a3b4
 TRAIN_CRITERIA = dict(   # kind -> (measure key, baseline key, higher is better, margin or threshold, baseline's name)
@@ -401,10 +410,10 @@ def sec_trained(ctx:ReportContext) -> str:
 def _seeds(rs) -> str: return ', '.join(f's{r["seed"]}' for r in rs)
 
 def _failed_note(ctx, task) -> str:
-    bad = select(ctx.runs, task=task, status='failed') + select(ctx.runs, task=task, status='unfinished')
+    bad = [r for r in select(ctx.runs, task=task, status=None) if r['status'] != 'done']
     if not bad: return ''
     return (f"\n{len(bad)} run(s) of {task} did not finish and are left out of the table: "
-            + ', '.join(f"`{r['id']}` ({r['status']})" for r in bad) + '.\n')
+            + '; '.join(f"`{r['id']}` ({md_escape(failure_cause(r))})" for r in bad) + '.\n')
 
 # %% ../nbs/12_report.ipynb #39c67ae3
 _bleu = lambda r: (r['metrics'].get('bleu') or {}).get('beam')
@@ -953,7 +962,7 @@ def sec_runs(ctx:ReportContext) -> str:
     for r in ctx.runs:
         m = r['metrics']
         main = '; '.join(f'{k}={num(get(m, k), nd)}' for k, nd in keys.get(r['kind'], []) if get(m, k) is not None)
-        note = md_escape(str((r['error'] or {}).get('error', 'no metrics.json'))[:160]) if r['status'] != 'done' else ''
+        note = md_escape(failure_cause(r)) if r['status'] != 'done' else ''
         rows.append([md_escape(Path(r['id']).name), r['status'], num(m.get('val_loss'), 4) if r['status'] == 'done' else '—', main,
                      num(m.get('wall_s'), 1) if r['status'] == 'done' else '—', num(m.get('tok_per_s'), 0) if r['status'] == 'done' else '—', note])
     out.append(md_table(['run', 'status', 'val_loss', 'main metrics', 'wall_s', 'tok_per_s', 'note'], rows,

@@ -4,41 +4,94 @@
 
 # %% ../nbs/10b_results.ipynb #a3426326
 from __future__ import annotations
-import json, math, re
+import json, math, re, warnings
 from pathlib import Path
 import numpy as np
 from .tasks import TASK_KINDS
 
 # %% auto #0
-__all__ = ['RUN_FILES', 'TIDY_COLUMNS', 'PE_CATEGORY', 'TIME_TARGETS', 'MEM_TARGETS', 'NoData', 'read_run', 'pe_order', 'pe_rank',
-           'run_dirs', 'load_runs', 'select', 'task_rank', 'tasks_of', 'by_pe', 'mean_std', 'ci95', 'ci95_interval',
-           'pe_means', 'best_pe', 'metric_at', 'tidy', 'tidy_log', 'sentence_stats', 'score_from_stats',
-           'bootstrap_scores', 't_pvalue', 'welch', 'boot_p', 'pe_category', 'bench_targets', 'targets_table',
-           'mean_reciprocal_rank']
+__all__ = ['RUN_FILES', 'TIDY_COLUMNS', 'PE_CATEGORY', 'TIME_TARGETS', 'MEM_TARGETS', 'NoData', 'read_run', 'failure_cause',
+           'pe_order', 'pe_rank', 'run_dirs', 'load_runs', 'select', 'task_rank', 'tasks_of', 'by_pe', 'mean_std',
+           'ci95', 'ci95_interval', 'pe_means', 'best_pe', 'metric_at', 'tidy', 'tidy_log', 'sentence_stats',
+           'score_from_stats', 'bootstrap_scores', 't_pvalue', 'welch', 'boot_p', 'pe_category', 'bench_targets',
+           'targets_table', 'mean_reciprocal_rank']
 
 # %% ../nbs/10b_results.ipynb #761c6c10
 class NoData(Exception):
     "A figure or report section has no data to show; the message says which."
 
-from .io import read_json as _json, read_jsonl as _jsonl   # None for a file being written; torn lines skipped
+from .io import read_json as _json
+
+_IF_UNREADABLE = {'config.json': "the run's task, encoding and seed come from the folder's name",
+                  'metrics.json': 'the run counts as corrupt, not finished (a sweep runs it again)',
+                  'error.json': 'the run counts as failed, for an unknown reason'}
+
+def _read_obj(f:Path, bad:list):
+    "The JSON object in `f` (None when missing); one that is there but does not parse warns, naming `f`, and joins `bad`."
+    if not f.is_file(): return None
+    o = _json(f)
+    if isinstance(o, dict): return o
+    if not f.is_file(): return None   # replaced or removed while reading
+    bad.append(f.name)
+    warnings.warn(f"{f}: unreadable ({'truncated or corrupt JSON' if o is None else 'not a JSON object'}); {_IF_UNREADABLE[f.name]}",
+                  stacklevel=3)
+    return None
+
+def _read_log(f:Path, bad:list) -> list[dict]:
+    "The records of a log.jsonl; unreadable lines (a torn last line of a killed run) are skipped with a warning naming `f`."
+    if not f.is_file(): return []
+    out, n = [], 0
+    for line in f.read_bytes().decode('utf-8', errors='replace').splitlines():
+        try: r = json.loads(line)
+        except json.JSONDecodeError: n += 1; continue
+        if isinstance(r, dict): out.append(r)
+        else: n += 1
+    if n:
+        bad.append(f.name)
+        warnings.warn(f"{f}: {n} unreadable line(s) skipped (truncated or corrupt); the training curve lacks them", stacklevel=3)
+    return out
 
 def read_run(d:str|Path, # a run folder
              log:bool=True, # also read its log.jsonl (the training curves)
             ) -> dict:
-    "One run folder as a flat record: id, name, dir, profile, task, kind, pe, seed, status, config, metrics, error, log."
-    d = Path(d)
-    cfg, met, err = _json(d/'config.json') or {}, _json(d/'metrics.json'), _json(d/'error.json')
+    "One run folder as a flat record: id, name, dir, profile, task, kind, pe, seed, status, config, metrics, error, log, unreadable."
+    d, bad = Path(d), []
+    cfg, met, err = _read_obj(d/'config.json', bad) or {}, _read_obj(d/'metrics.json', bad), _read_obj(d/'error.json', bad)
     m = re.match(r'(?P<task>.+?)__(?P<pe>.+?)__s(?P<seed>\d+)$', d.name)
     task = cfg.get('task') or (m and m['task'])
     pe = cfg.get('pe') or (m and m['pe'])
     seed = cfg.get('seed', int(m['seed']) if m else None)
     kind = (met or {}).get('kind') or cfg.get('kind') or TASK_KINDS.get(task)
     if met is not None and str(met.get('status', 'done')).lower() not in ('failed', 'error'): status = 'done'
-    elif err is not None or met is not None: status = 'failed'
+    elif 'metrics.json' in bad: status = 'corrupt'
+    elif err is not None or met is not None or 'error.json' in bad: status = 'failed'
     else: status = 'unfinished'
+    logs = _read_log(d/'log.jsonl', bad) if log else []
     return dict(id=f"{d.parent.name}/{d.name}", name=d.name, dir=d, profile=cfg.get('profile', d.parent.name), task=task,
-                kind=kind, pe=pe, seed=seed, status=status, config=cfg, metrics=met or {}, error=err,
-                log=_jsonl(d/'log.jsonl') if log else [])
+                kind=kind, pe=pe, seed=seed, status=status, config=cfg, metrics=met or {}, error=err, log=logs, unreadable=bad)
+
+def failure_cause(run:dict # a record of `read_run`
+                 ) -> str|None:
+    "Why a run did not finish, in one line (diverged, evaluation failed, stopped, crashed, corrupt, not finished); None when it did."
+    if run['status'] == 'done': return None
+    err = run.get('error') or {}
+    first = (str(err.get('error') or '').strip().splitlines() or [''])[0]
+    at = f" at step {err['step']}" if isinstance(err.get('step'), int) else ''
+    cut = lambda s, n=200: s if len(s) <= n else s[:n - 1] + '…'
+    if run['status'] == 'corrupt':
+        return f"corrupt: {', '.join(f for f in run.get('unreadable', []) if f != 'log.jsonl')} does not parse (truncated or damaged); not counted, a sweep runs it again"
+    if run['status'] == 'unfinished':
+        last = max((r['step'] for r in run.get('log') or [] if isinstance(r.get('step'), int)), default=None)
+        return 'not finished: stopped or still running (no metrics.json, no error.json)' + (f'; last logged step {last}' if last is not None else '')
+    if err.get('status') == 'eval_failed':
+        return cut(f"evaluation failed after training{at} (checkpoint kept: posenc eval evaluates it again): {first}")
+    name, _, rest = first.partition(':'); name, rest = name.strip(), rest.strip()
+    if name == 'NonFiniteLoss': return cut(f"diverged (NonFiniteLoss): {rest.split('. ')[0]}")
+    if name in ('KeyboardInterrupt', 'Stopped', 'SystemExit') or err.get('status') == 'stopped':
+        return cut(f"stopped{at} ({name or 'stopped'})" + (f": {rest}" if rest else ''))
+    if not err: return ('failed: error.json does not parse' if 'error.json' in run.get('unreadable', [])
+                        else f"failed: metrics.json says status={run['metrics'].get('status')!r}")
+    return cut(f"crashed{at}: {first or 'no error message'}")
 
 # %% ../nbs/10b_results.ipynb #a046f92b
 def pe_order() -> list[str]:
@@ -63,12 +116,12 @@ def run_dirs(runs_dir:str|Path) -> list[Path]:
     return sorted(d for d in dirs if d != runs_dir and not skip(d.relative_to(runs_dir).parts))
 
 def load_runs(runs_dir:str|Path, # one profile's folder (runs/<profile>) or the whole runs/
-              status:str=None, # only runs of this status ('done', 'failed' or 'unfinished'); None: all
+              status:str=None, # only runs of this status ('done', 'failed', 'corrupt' or 'unfinished'); None: all
               log:bool=True, # also read each run's log.jsonl
              ) -> list[dict]:
     "Every run under `runs_dir`, read by `read_run`, in task, encoding and seed order."
-    if status not in (None, 'done', 'failed', 'unfinished'):
-        raise ValueError(f"status {status!r}: choose from 'done', 'failed', 'unfinished' (or None for all)")
+    if status not in (None, 'done', 'failed', 'corrupt', 'unfinished'):
+        raise ValueError(f"status {status!r}: choose from 'done', 'failed', 'corrupt', 'unfinished' (or None for all)")
     runs = [r for r in (read_run(d, log) for d in run_dirs(runs_dir)) if status is None or r['status'] == status]
     key = lambda r: (r['task'] or '', pe_rank(r['pe']), r['seed'] if r['seed'] is not None else -1, r['id'])
     return sorted(runs, key=key)

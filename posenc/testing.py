@@ -13,7 +13,7 @@ from .results import pe_rank
 from .tasks import TASK_KINDS
 
 # %% auto #0
-__all__ = ['fake_runs', 'toy_template']
+__all__ = ['FAILURES', 'fake_runs', 'toy_template']
 
 # %% ../nbs/10c_testing.ipynb #de12c9bd
 _WORDS = ('the cat dog house river city old new small large red blue green sees takes gives finds near over under '
@@ -27,11 +27,22 @@ def _noisy(rng:random.Random, s:str, p:float) -> str:
     return ' '.join(rng.choice(_WORDS) if rng.random() < p else x for x in w)
 
 # %% ../nbs/10c_testing.ipynb #79e5c163
+_ERRORS = dict(   # error.json of each way a run can fail, as the recipe writes them
+    crashed=dict(status='failed', error='RuntimeError: loss became NaN at step 40'),
+    diverged=dict(status='failed', step=39, error='NonFiniteLoss: non-finite loss (nan) at step 40 with learning rate 0.001; training '
+                  'stopped before the update. The last good checkpoint is checkpoints/last.pt (step 30). Lower the learning rate, '
+                  'lengthen the warmup or clip gradients, then resume from that checkpoint.'),
+    eval_failed=dict(status='eval_failed', step=60, checkpoint='checkpoints/last.pt', error='ValueError: max() arg is an empty sequence',
+                     partial_metrics=dict(status='eval_failed', steps=60, val_loss=1.5)),
+    stopped=dict(status='failed', step=30, error='KeyboardInterrupt: '))
+FAILURES = (*_ERRORS, 'corrupt', 'unfinished')   # corrupt: metrics.json truncated; unfinished: neither metrics.json nor error.json
+
 def fake_runs(root:str|Path, # folder that becomes `runs/<profile>`
               tasks:tuple=('shakespeare', 'shakespeare-mlm', 'ted-small', 'copy'), # one task of each kind by default
               pes:tuple=('sinusoidal', 'rope'), # positional encodings
               seeds:tuple=(0, 1), # seeds per (task, pe)
-              failed:tuple=(), # (task, pe, seed) triples written as failed runs
+              failed:tuple=(), # (task, pe, seed) triples written as failed runs (crashed)
+              failures:dict=None, # {(task, pe, seed): how}, how one of `FAILURES`: runs that did not finish, each its own way
               profile:str='smoke', # profile name recorded in config.json
               extras:bool=True, # also write attention.npz, pe.npz and runs/bench/<machine>/bench.json
               n_sent:int=40) -> list[Path]: # sentences in a translation test set
@@ -65,9 +76,11 @@ def fake_runs(root:str|Path, # folder that becomes `runs/<profile>`
                                    train_loss=tl, lr=1e-3, tok_per_s=2000. - 50 * pe_rank(pe))
                         if step % 30 == 0: rec['val_loss'] = tl + 0.1
                         f.write(json.dumps(rec) + '\n')
-                if (task, pe, seed) in failed:
-                    write_json(d/'error.json', dict(status='failed', error='RuntimeError: loss became NaN at step 40',
-                                                      traceback='Traceback (most recent call last): ...'))
+                how = (failures or {}).get((task, pe, seed)) or ('crashed' if (task, pe, seed) in failed else None)
+                if how not in (None, *FAILURES): raise ValueError(f"fake_runs: {how!r} is not one of {', '.join(FAILURES)}")
+                if how == 'unfinished': continue
+                if how in _ERRORS:
+                    write_json(d/'error.json', dict(**_ERRORS[how], traceback='Traceback (most recent call last): ...'))
                     continue
                 vl = 1.3 + q + 0.02 * rng.random()
                 n_pe = 256 * 64 if pe in ('learnable',) else (32 * 4 if pe == 't5' else 0)
@@ -132,6 +145,7 @@ def fake_runs(root:str|Path, # folder that becomes `runs/<profile>`
                             else {f'{stack}.pe.rel_bias': -np.abs(np.linspace(-2, 2, 32))[:, None] * np.arange(1, 5)[None]})
                     np.savez_compressed(d/'pe.npz', **{k: np.asarray(v, dtype=np.float32) for k, v in arrs.items()})
                 write_json(d/'metrics.json', met)
+                if how == 'corrupt': b = (d/'metrics.json').read_bytes(); (d/'metrics.json').write_bytes(b[:len(b) // 2])
     if extras:
         b = root.parent/'bench'/'fakehost'; b.mkdir(parents=True, exist_ok=True)
         train = [dict(lib='posenc', kind=k, pe=p, T=T, median_ms=100. + 10 * pe_rank(p) + T / 10,

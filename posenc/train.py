@@ -4,7 +4,7 @@
 
 # %% ../nbs/06_train.ipynb #67a71781
 from __future__ import annotations
-import json, math, os, random, sys, tempfile, time
+import json, math, os, random, sys, tempfile, time, warnings
 from dataclasses import dataclass, asdict
 from pathlib import Path
 import numpy as np
@@ -18,8 +18,8 @@ from .tokenize import PAD_ID, MASK_ID, N_SPECIAL
 # %% auto #0
 __all__ = ['SCHEDULES', 'batch_to', 'batch_targets', 'batch_tokens', 'model_logits', 'batch_loss', 'mask_tokens',
            'step_generator', 'lr_factor', 'vaswani_lr', 'TrainConfig', 'resolve_device', 'make_optimizer',
-           'save_checkpoint', 'load_checkpoint', 'get_rng_state', 'set_rng_state', 'seed_everything', 'eval_loss',
-           'NonFiniteLoss', 'Trainer']
+           'save_checkpoint', 'load_checkpoint', 'try_load_checkpoint', 'get_rng_state', 'set_rng_state',
+           'seed_everything', 'eval_loss', 'NonFiniteLoss', 'Trainer']
 
 # %% ../nbs/06_train.ipynb #80e8ce84
 def batch_to(batch:dict, device) -> dict:
@@ -154,6 +154,22 @@ def load_checkpoint(path:str|Path, map_location='cpu') -> dict:
     "Load a checkpoint written by `save_checkpoint`."
     return torch.load(path, map_location=map_location, weights_only=False)
 
+def try_load_checkpoint(path:str|Path, # a checkpoint file (a missing one gives None, silently)
+                        map_location='cpu',
+                        keys:tuple=('model',), # what a usable checkpoint must hold
+                        then:str='', # what happens instead, for the warning (e.g. 'starting afresh')
+                       ) -> dict|None:
+    "The checkpoint at `path`, or None with a warning naming the file when it is truncated, corrupt or lacks `keys`."
+    path = Path(path)
+    if not path.is_file(): return None
+    try: s = load_checkpoint(path, map_location)
+    except Exception as e: why = f"{type(e).__name__}: {str(e).splitlines()[0][:120] if str(e) else ''}"
+    else:
+        if isinstance(s, dict) and all(k in s for k in keys): return s
+        why = f"it lacks {', '.join(k for k in keys if not (isinstance(s, dict) and k in s))}"
+    warnings.warn(f"{path}: unreadable checkpoint, truncated or corrupt ({why})" + (f"; {then}" if then else ''), stacklevel=2)
+    return None
+
 # %% ../nbs/06_train.ipynb #b43b4b0e
 def get_rng_state() -> dict:
     "States of Python's, NumPy's and torch's (CPU and CUDA) global generators."
@@ -255,8 +271,8 @@ class Trainer:
 # %% ../nbs/06_train.ipynb #2b3cd9db
 @patch
 def _nonfinite(self:Trainer, what, value, lr):
-    good = (f"The last good checkpoint is {self.last_path} (step {load_checkpoint(self.last_path)['step']})"
-            if self.last_path is not None and self.last_path.is_file() else "No checkpoint was written before it")
+    ck = try_load_checkpoint(self.last_path, keys=('step',)) if self.last_path is not None else None
+    good = f"The last good checkpoint is {self.last_path} (step {ck['step']})" if ck else "No checkpoint was written before it"
     raise NonFiniteLoss(f"non-finite {what} ({value}) at step {self.step + 1} with learning rate {lr:.3g}; training "
                         f"stopped before the update. {good}. Lower the learning rate, lengthen the warmup or clip gradients, "
                         "then resume from that checkpoint.")
@@ -317,7 +333,7 @@ def state_dict(self:Trainer) -> dict:
     "Everything a resume needs (with a world: collective, as it gathers every rank's RNG states)."
     s = dict(model=self.model.state_dict(), optimizer=self.opt.state_dict(), step=self.step, tokens=self.tokens,
              elapsed=self.elapsed, train_time=self.train_time, best_val=self.best_val, best_step=self.best_step,
-             last_val=self.last_val, rng=get_rng_state(), cfg=asdict(self.cfg))
+             last_val=self.last_val, rng=get_rng_state(), cfg=asdict(self.cfg), log=to_jsonable(self.log))
     if self.world is not None: s['rng_ranks'] = self.world.all_gather_object(s['rng'])
     return s
 
@@ -340,21 +356,51 @@ def save(self:Trainer):
 
 @patch
 def load_best(self:Trainer):
-    "Load the weights of the best checkpoint (by validation loss) into the model, when there is one."
-    if self.best_path is not None and self.best_path.is_file():
-        self.model.load_state_dict(load_checkpoint(self.best_path, self.device)['model'])
+    "Load the weights of the best checkpoint (by validation loss) into the model, when there is a readable one."
+    if self.best_path is not None:
+        s = try_load_checkpoint(self.best_path, self.device, then='the model keeps its current weights')
+        if s is not None: self.model.load_state_dict(s['model'])
     return self
+
+def _log_lines(path:Path) -> tuple[list[dict], int]:
+    "The records of a JSON-lines log and how many of its lines do not parse (a torn or truncated line)."
+    recs, bad = [], 0
+    if not path.is_file(): return recs, bad
+    for line in path.read_bytes().decode('utf-8', errors='replace').splitlines():
+        try: r = json.loads(line)
+        except json.JSONDecodeError: bad += 1; continue
+        if isinstance(r, dict) and isinstance(r.get('step'), int): recs.append(r)
+        else: bad += 1
+    return recs, bad
+
+@patch
+def _resume_log(self:Trainer, state:dict) -> list[dict]:
+    "The log as of the checkpoint `state`, written back to log.jsonl; a damaged log is repaired with a warning naming it."
+    recs, bad = _log_lines(self.log_path)
+    kept = [r for r in recs if r['step'] <= state['step']]   # records written after the checkpoint are replayed
+    saved = state.get('log')   # the checkpoint's own copy of the log (checkpoints written before it existed lack it)
+    if saved is not None:
+        log = [r for r in json.loads(json.dumps(saved)) if r['step'] <= state['step']]
+        if bad or kept != log:
+            warnings.warn(f"{self.log_path}: " + (f"{bad} unreadable line(s) (truncated or corrupt); " if bad else '')
+                          + f"{len(kept)} of the {len(log)} records up to step {state['step']} read back: rewritten "
+                          f"from {self.last_path}", stacklevel=3)
+    else:
+        log = kept
+        if bad: warnings.warn(f"{self.log_path}: {bad} unreadable line(s) dropped (truncated or corrupt)", stacklevel=3)
+    atomic_write(self.log_path, ''.join(json.dumps(r) + '\n' for r in log))
+    return log
 
 @patch
 def resume(self:Trainer, resume:bool=True):
-    "Load checkpoints/last.pt and its log when `resume` and it exists; else start the run folder afresh."
+    "Load checkpoints/last.pt and its log when `resume` and it is readable (a corrupt one gives a warning); else start the run folder afresh."
     if self.out_dir is None: return
     state, log = None, []   # with a world, rank 0 decides and reads; the others get its checkpoint and log
     if self.is_main:
-        if resume and self.last_path.is_file():
-            state = load_checkpoint(self.last_path, self.device if self.world is None else 'cpu')
-            log = [r for r in read_jsonl(self.log_path) if r['step'] <= state['step']]
-            atomic_write(self.log_path, ''.join(json.dumps(r) + '\n' for r in log))
+        if resume:
+            state = try_load_checkpoint(self.last_path, self.device if self.world is None else 'cpu',
+                                        keys=('model', 'optimizer', 'step', 'rng'), then='the run starts afresh')
+        if state is not None: log = self._resume_log(state)
         else:
             self.out_dir.mkdir(parents=True, exist_ok=True)
             for p in (self.last_path, self.best_path):
