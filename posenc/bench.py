@@ -16,9 +16,10 @@ from .io import write_json
 from .results import PE_CATEGORY, TIME_TARGETS, MEM_TARGETS, pe_category, bench_targets, targets_table
 
 # %% auto #0
-__all__ = ['XT_PE', 'XT_NO_FLASH', 'QUICK', 'cpu_model', 'machine_info', 'machine_tag', 'bench_config', 'make_step',
+__all__ = ['XT_PE', 'XT_NO_FLASH', 'QUICK', 'MFU_TASKS', 'cpu_model', 'machine_info', 'machine_tag', 'bench_config', 'make_step',
            'time_rounds', 'peak_memory', 'decode_bench', 'bench_pes', 'run_bench', 'add_ratios', 'merge_runs',
-           'bench_table', 'decode_table', 'plot_bench', 'print_tables', 'main']
+           'bench_table', 'decode_table', 'plot_bench', 'matmul_peak', 'forward_flops', 'train_flops', 'recipe_mfu',
+           'mfu_table', 'mfu_bench', 'print_tables', 'main']
 
 # %% ../nbs/13_bench.ipynb #93781241
 def cpu_model() -> str:
@@ -424,6 +425,96 @@ def plot_bench(res:dict, # the benchmark's JSON
     if path: Path(path).parent.mkdir(parents=True, exist_ok=True); fig.savefig(path, dpi=80)
     return fig
 
+# %% ../nbs/13_bench.ipynb #cd447956
+def matmul_peak(threads:int=1, # torch threads, as in the step it is compared with
+                n:int=1024, # side of the square matrices
+                reps:int=5) -> float: # products timed; the best counts
+    "The machine's dense fp32 matrix-product rate in GFLOP/s at `threads` (CPU)."
+    old = torch.get_num_threads(); torch.set_num_threads(threads)
+    try:
+        a, b = torch.randn(n, n), torch.randn(n, n)
+        a @ b
+        best = min(_timed(lambda: a @ b) for _ in range(reps))
+    finally: torch.set_num_threads(old)
+    return 2 * n ** 3 / best / 1e9
+
+def _timed(fn) -> float:
+    t0 = time.perf_counter(); fn(); return time.perf_counter() - t0
+
+def _real(ids): return (ids != PAD_ID).sum(1).double()   # real tokens per row (right-padded)
+
+def forward_flops(cfg, # the model's `ModelConfig`
+                  batch:dict, # a training batch (`src`/`tgt_in`/`tgt_out` or `x`/`y`, optionally `loss_mask`)
+                 ) -> dict:
+    "The forward's matrix-product FLOPs on the real tokens of `batch`: {'linear', 'attention', 'head'}."
+    from posenc.train import batch_targets
+    d, V = cfg.d_model, cfg.vocab_size
+    blk, att = 2 * (4 * d * d + 2 * d * cfg.d_ff), lambda Lq, Lk: 4 * d * float((Lq * Lk).sum())
+    head = 2 * d * V * int((batch_targets(batch) != PAD_ID).sum())
+    if 'src' in batch:
+        S, T = _real(batch['src']), _real(batch['tgt_in'])
+        return dict(linear=cfg.n_layers * blk * float(S.sum()) + cfg.n_dec_layers * (blk * float(T.sum()) + 4 * d * d * float(T.sum() + S.sum())),
+                    attention=cfg.n_layers * att(S, S) + cfg.n_dec_layers * (att(T, T) + att(T, S)), head=head)
+    L = _real(batch['x'])
+    return dict(linear=cfg.n_layers * blk * float(L.sum()), attention=cfg.n_layers * att(L, L), head=head)
+
+def train_flops(cfg, batch:dict) -> float:
+    "Model FLOPs of one training step on `batch`: 3 × `forward_flops` (the backward costs two forwards)."
+    return 3 * sum(forward_flops(cfg, batch).values())
+
+# %% ../nbs/13_bench.ipynb #658ec23f
+MFU_TASKS = ('shakespeare', 'ted-tatoeba')   # the char LM and the translation model of the `full` profile
+
+def recipe_mfu(task:str, # a task of `profile`
+               pe:str='none', # the encoding
+               profile:str='full', # whose recipe (a name or a .toml file)
+               steps:int=20, warmup:int=3, # steps timed, and steps before them
+               threads:int=1, # torch threads (a sweep runs one thread a run)
+               peak:float=None, # GFLOP/s to divide by (default: `matmul_peak(threads)`)
+               **changes) -> dict: # recipe parameters to change
+    "Train `task` at `profile`'s recipe on its real batches for a few steps: step time, tokens/s, model GFLOP/s and MFU."
+    from posenc.sweep import plan
+    from posenc.recipes import recipe_parts
+    from posenc.train import Trainer
+    job = plan(profile, pes=[pe], tasks=[task])[0]
+    rp = recipe_parts(task, pe, job.seed, **{**job.params, **changes, 'threads': threads})
+    tr = Trainer(rp.model, rp.prep.get_batch, rp.train_cfg)
+    tr.net.train()
+    times, flops, toks = [], 0., 0
+    for s in range(warmup + steps):
+        t0 = time.perf_counter()
+        batch = rp.prep.get_batch(s)                  # the data pipeline counts, as in a run's tokens/s
+        out = tr.train_step(batch)
+        if s >= warmup: times.append(time.perf_counter() - t0); flops += train_flops(rp.model.cfg, batch); toks += out['tokens']
+    peak = peak or matmul_peak(threads)
+    gf = flops / sum(times) / 1e9
+    return dict(task=task, pe=pe, profile=job.profile, threads=threads, steps=steps, step_ms=1e3 * statistics.median(times),
+                tok_per_s=toks / sum(times), model_gflops=gf, peak_gflops=peak, mfu=gf / peak,
+                params={k: v for k, v in rp.params.items() if k in job.params or k in changes})
+
+def mfu_table(rows:list) -> str:
+    "A Markdown table of `recipe_mfu` rows."
+    head = '| task | encoding | threads | step (ms) | tokens/s | model GFLOP/s | matmul peak GFLOP/s | MFU |\n|---|---|---|---|---|---|---|---|\n'
+    return head + '\n'.join(f"| {r['task']} | {r['pe']} | {r['threads']} | {r['step_ms']:.0f} | {r['tok_per_s']:,.0f} | "
+                            f"{r['model_gflops']:.1f} | {r['peak_gflops']:.1f} | {r['mfu']:.1%} |" for r in rows)
+
+def mfu_bench(out_path:str, # the JSON file to write
+              tasks:tuple=MFU_TASKS, pes:tuple=('none',), profile:str='full',
+              threads:int=1, steps:int=20, warmup:int=3, log=print, **changes) -> dict:
+    "`recipe_mfu` of every task and encoding against one measured matmul peak; written to `out_path` and returned."
+    t0, info = time.time(), machine_info(threads)
+    peak = matmul_peak(threads)
+    log(f'dense fp32 matmul peak at {threads} thread(s): {peak:.1f} GFLOP/s')
+    res = dict(machine=info, tag=machine_tag(info), peak_gflops=peak, rows=[])
+    for task in tasks:
+        for pe in pes:
+            res['rows'].append(r := recipe_mfu(task, pe, profile, steps, warmup, threads, peak, **changes))
+            log(f"{task} {pe}: {r['step_ms']:.0f} ms a step, {r['tok_per_s']:,.0f} tokens/s, MFU {r['mfu']:.1%}")
+            write_json(out_path, res)
+    res['wall_s'] = time.time() - t0
+    write_json(out_path, res)
+    return res
+
 # %% ../nbs/13_bench.ipynb #1c2c0781
 def print_tables(res:dict, # the benchmark's JSON
                  time_T:int=512, mem_T:int=2048): # lengths of the targets
@@ -437,7 +528,7 @@ def print_tables(res:dict, # the benchmark's JSON
     if res['decode']: print('\n## decoding\n' + decode_table(res))
 
 def main(argv:list=None):
-    "`posenc bench [--quick] [--device cuda] [--pes …] …`: run the benchmark, write runs/bench/<machine>/bench.json and figures/bench/<machine>.png."
+    "`posenc bench [--quick] [--device cuda] [--pes …] …`: run the benchmark, write runs/bench/<machine>/bench.json and figures/bench/<machine>.png (`--mfu`: mfu.json)."
     ap = argparse.ArgumentParser(prog='posenc bench', description=main.__doc__)
     ap.add_argument('--out', help='JSON path (default runs/bench/<machine-tag>/bench.json)')
     ap.add_argument('--figure', help='figure path (default figures/bench/<machine-tag>.png)')
@@ -455,11 +546,21 @@ def main(argv:list=None):
     ap.add_argument('--no-decode', action='store_true', help='skip the decoding benchmark')
     ap.add_argument('--merge', nargs='+', metavar='JSON', help='merge these runs into --out (and draw --figure); runs nothing')
     ap.add_argument('--table', metavar='JSON', help='print the tables (targets included) of this file; runs nothing')
+    ap.add_argument('--mfu', action='store_true', help="instead: model FLOP utilisation of a profile's recipes on their real data "
+                    "(default the full profile's char LM and translation model, --pes default none); writes mfu.json")
+    ap.add_argument('--profile', default='full', help='the profile whose recipes --mfu trains')
+    ap.add_argument('--tasks', nargs='+', default=list(MFU_TASKS), help='the tasks --mfu trains')
+    ap.add_argument('--steps', type=int, default=20, help='training steps --mfu times (after 3 not timed)')
     a = ap.parse_args(argv)
     if a.table:
         print_tables(json.load(open(a.table)))
         return 0
     tag = machine_tag(machine_info(a.threads, a.device))
+    if a.mfu:
+        out = a.out or f'runs/bench/{tag}/mfu.json'
+        res = mfu_bench(out, tuple(a.tasks), tuple(a.pes or ['none']), a.profile, a.threads, a.steps, log=lambda *m: print(*m, flush=True))
+        print('\n' + mfu_table(res['rows']) + f"\n\nwrote {out} in {res['wall_s']:.0f} s")
+        return 0
     if a.merge:
         out, fig = a.out or f'runs/bench/{tag}/bench.json', a.figure or f'figures/bench/{tag}.png'
         res = merge_runs(a.merge, out); plot_bench(res, fig)

@@ -13,8 +13,8 @@ from .encodings import PosEnc, make_pe, pe_names
 from .attention import MultiHeadAttention, KVCache
 
 # %% auto #0
-__all__ = ['MODELS', 'ModelConfig', 'StackCtx', 'Block', 'rand_positions', 'Stack', 'DecoderLM', 'EncoderMLM', 'Seq2Seq',
-           'build_model', 'param_counts']
+__all__ = ['MODELS', 'ModelConfig', 'keep_mask', 'Dropout', 'StackCtx', 'Block', 'rand_positions', 'Stack', 'DecoderLM',
+           'EncoderMLM', 'Seq2Seq', 'build_model', 'param_counts']
 
 # %% ../nbs/02_models.ipynb #35541693
 @dataclass
@@ -46,6 +46,40 @@ class ModelConfig:
         self.d_ff = self.d_ff or 4 * self.d_model
         self.n_dec_layers = self.n_dec_layers or self.n_layers
 
+# %% ../nbs/02_models.ipynb #0847bc64
+def keep_mask(shape:tuple, # shape of the mask
+              t:int, # drop threshold in 0..65536: an element is dropped with probability t/65536
+              device='cpu') -> torch.Tensor:
+    "A boolean mask, False with probability t/2¹⁶ per element, from 16-bit slices of 64-bit random integers."
+    n = math.prod(shape)
+    r = torch.empty((n + 3) // 4, dtype=torch.int64, device=device).random_(-2 ** 63, 2 ** 63 - 1)   # every bit uniform
+    return (r.view(torch.int16)[:n] >= t - 32768).view(shape)
+
+class _CPUDropout(torch.autograd.Function):
+    "x · mask · 2¹⁶/(2¹⁶ − t); the backward multiplies by the same saved mask."
+    @staticmethod
+    def forward(ctx, x, t):
+        keep = keep_mask(x.shape, t, x.device)
+        ctx.scale = 65536 / (65536 - t)
+        ctx.save_for_backward(keep)
+        return x.mul(keep).mul_(ctx.scale)
+    @staticmethod
+    def backward(ctx, g):
+        keep, = ctx.saved_tensors
+        return g.mul(keep).mul_(ctx.scale), None
+
+class Dropout(nn.Module):
+    "Dropout with a fast mask on the CPU (p rounded to a multiple of 2⁻¹⁶ there); `F.dropout` on other devices."
+    def __init__(self, p:float=0.1): # probability of zeroing an element
+        super().__init__()
+        if not (isinstance(p, (int, float)) and 0 <= p < 1): raise ValueError(f"dropout must be a number in [0, 1), got {p!r}")
+        self.p, self.t = float(p), round(p * 65536)
+    def forward(self, x):
+        if not self.training or self.t == 0: return x
+        if x.device.type != 'cpu': return F.dropout(x, self.p, True)
+        return _CPUDropout.apply(x, self.t)
+    def extra_repr(self): return f"p={self.p}"
+
 # %% ../nbs/02_models.ipynb #94649eba
 @dataclass
 class StackCtx:
@@ -70,8 +104,8 @@ class Block(nn.Module):
         self.xattn = MultiHeadAttention(d, cfg.n_heads, cfg.attn_dropout, cross=True) if cross else None
         self.n2 = nn.LayerNorm(d) if cross else None
         act = nn.GELU() if cfg.activation == 'gelu' else nn.ReLU()
-        self.ff = nn.Sequential(nn.Linear(d, cfg.d_ff), act, nn.Dropout(cfg.dropout), nn.Linear(cfg.d_ff, d))
-        self.n3, self.drop = nn.LayerNorm(d), nn.Dropout(cfg.dropout)
+        self.ff = nn.Sequential(nn.Linear(d, cfg.d_ff), act, Dropout(cfg.dropout), nn.Linear(cfg.d_ff, d))
+        self.n3, self.drop = nn.LayerNorm(d), Dropout(cfg.dropout)
 
     def _sub(self, x, norm, fn):
         return x + self.drop(fn(norm(x))) if self.norm_first else norm(x + self.drop(fn(x)))
@@ -111,7 +145,7 @@ class Stack(nn.Module):
             try: self.pe.check_rand_pos(self.rand_pos)
             except ValueError as e: raise ValueError(f"{role}: {e}") from None
         self.blocks = nn.ModuleList(Block(cfg, cross) for _ in range(n_layers))
-        self.drop = nn.Dropout(cfg.dropout)
+        self.drop = Dropout(cfg.dropout)
         self.norm = nn.LayerNorm(cfg.d_model) if cfg.norm_first else nn.Identity()
 
     def forward(self, x, # embedded tokens (B, T, D)
@@ -149,7 +183,10 @@ class _Tokens(nn.Module):
         scale = self.scale_emb if cfg.scale_emb is None else cfg.scale_emb
         self.scale = math.sqrt(cfg.d_model) if scale else 1.
     def embed(self, ids): return self.emb(ids) * self.scale
-    def logits(self, h): return h @ self.emb.weight.T if self.head is None else self.head(h)
+    def logits(self, h, at=None):
+        "Logits (…, V) of hidden states `h` (B, T, D), or (N, V) at the N positions where the (B, T) mask `at` is True."
+        if at is not None: h = h[at]   # the projection to the vocabulary only where a loss is taken (no pad rows)
+        return h @ self.emb.weight.T if self.head is None else self.head(h)
 
 class DecoderLM(_Tokens):
     "Decoder-only (causal) language model."
@@ -159,9 +196,10 @@ class DecoderLM(_Tokens):
         self.dec = Stack(cfg, cfg.n_layers, causal=True, role='decoder')
     def new_cache(self) -> KVCache: return KVCache(self.cfg.n_layers)
     def forward(self, ids:torch.Tensor, # (B, T) token ids, right-padded
-                cache:KVCache=None): # incremental decoding
+                cache:KVCache=None, # incremental decoding
+                at:torch.Tensor=None): # (B, T) bool: logits only at these positions, (N, V)
         "Next-token logits (B, T, V)."
-        return self.logits(self.dec(self.embed(ids), cache=cache))
+        return self.logits(self.dec(self.embed(ids), cache=cache), at)
 
 class EncoderMLM(_Tokens):
     "Encoder-only (bidirectional) masked language model."
@@ -169,9 +207,10 @@ class EncoderMLM(_Tokens):
     def __init__(self, cfg:ModelConfig):
         super().__init__(cfg)
         self.enc = Stack(cfg, cfg.n_layers, causal=False, role='encoder')
-    def forward(self, ids:torch.Tensor): # (B, T) token ids, pad anywhere
+    def forward(self, ids:torch.Tensor, # (B, T) token ids, pad anywhere
+                at:torch.Tensor=None): # (B, T) bool: logits only at these positions, (N, V)
         "Logits (B, T, V) for every position."
-        return self.logits(self.enc(self.embed(ids), key_pad=ids != self.cfg.pad_id))
+        return self.logits(self.enc(self.embed(ids), key_pad=ids != self.cfg.pad_id), at)
 
 class Seq2Seq(_Tokens):
     "Encoder–decoder for translation, one joint vocabulary (embeddings shared by both sides and the output)."
@@ -188,12 +227,13 @@ class Seq2Seq(_Tokens):
         "Encoder output (B, S, D) and the source mask (B, S)."
         keep = src != self.cfg.pad_id
         return self.enc(self.embed(src), key_pad=keep), keep
-    def decode(self, tgt_in, memory, src_keep, cache:KVCache=None):
+    def decode(self, tgt_in, memory, src_keep, cache:KVCache=None, at=None):
         "Next-token logits (B, T, V) given the encoder output."
-        return self.logits(self.dec(self.embed(tgt_in), memory=memory, mem_pad=src_keep, cache=cache))
+        return self.logits(self.dec(self.embed(tgt_in), memory=memory, mem_pad=src_keep, cache=cache), at)
     def forward(self, src:torch.Tensor, # (B, S) source ids
-                tgt_in:torch.Tensor): # (B, T) decoder input: bos + target[:-1], right-padded
-        return self.decode(tgt_in, *self.encode(src))
+                tgt_in:torch.Tensor, # (B, T) decoder input: bos + target[:-1], right-padded
+                at:torch.Tensor=None): # (B, T) bool: logits only at these positions, (N, V)
+        return self.decode(tgt_in, *self.encode(src), at=at)
 
 MODELS = {'lm': DecoderLM, 'mlm': EncoderMLM, 'seq2seq': Seq2Seq}
 

@@ -28,8 +28,8 @@ from .decode import translate
 # %% auto #0
 __all__ = ['TEMPLATE_EXTRAS', 'PARAM_SPECS', 'NULLABLE', 'MACHINE_PARAMS', 'EVAL_PARAMS', 'CONTRACT_KEYS', 'TIMING_KEYS',
            'task_names', 'task_kind', 'recipe_params', 'run_name', 'template_parameters', 'parameter_defaults',
-           'check_params', 'environment_info', 'StepBatches', 'RunResult', 'run_experiment', 'check_run_dir',
-           'comparable', 'evaluate_run']
+           'check_params', 'environment_info', 'StepBatches', 'RunResult', 'run_experiment', 'RecipeParts',
+           'recipe_parts', 'check_run_dir', 'comparable', 'evaluate_run']
 
 # %% ../nbs/09_recipes.ipynb #9a6b9965
 _COMMON = dict(
@@ -497,6 +497,23 @@ def run_experiment(task:str, # a name from `task_names()`
         if main: write_json(out/'error.json', _error_record(ident, e, t0, trainer, summ, res, model))
         raise
     return RunResult(metrics, model, prep.tok, trainer.log, out, config)
+
+# %% ../nbs/09_recipes.ipynb #6054607f
+@dataclass
+class RecipeParts:
+    "A run's checked parameters, prepared data, model and training configuration."
+    params:dict; prep:_Prepared; model:torch.nn.Module; train_cfg:TrainConfig
+
+def recipe_parts(task:str, # a name from `task_names()`
+                 pe:str, # a name from `pe_names()`
+                 seed:int=0, # seeds the model and the data order
+                 **params) -> RecipeParts: # the recipe's parameters (the others keep their defaults)
+    "What `run_experiment` would train, built the same way: nothing is written and no step is taken."
+    kind, p = task_kind(task), check_params(task, params, pe)
+    if p['threads']: torch.set_num_threads(p['threads'])
+    prep = _PREPARE[kind](task, p, seed)
+    seed_everything(seed)
+    return RecipeParts(p, prep, build_model(_MODEL_KIND[kind], _model_config(p, prep, pe)), _train_config(p, seed))
 
 # %% ../nbs/09_recipes.ipynb #b803d846
 CONTRACT_KEYS = dict(

@@ -36,9 +36,10 @@ def batch_tokens(batch:dict) -> int:
     "Tokens the model reads on its predicting side: non-pad `tgt_in` (encoder–decoder) or `x`."
     return int((batch['tgt_in' if 'src' in batch else 'x'] != PAD_ID).sum())
 
-def model_logits(model:nn.Module, batch:dict) -> torch.Tensor:
-    "Logits (B, T, V) of a batch, whatever the model kind."
-    return model(batch['src'], batch['tgt_in']) if 'src' in batch else model(batch['x'])
+def model_logits(model:nn.Module, batch:dict, at:torch.Tensor=None) -> torch.Tensor:
+    "Logits (B, T, V) of a batch, whatever the model kind; (N, V) at the N positions where the (B, T) mask `at` is True."
+    kw = {} if at is None else dict(at=at)
+    return model(batch['src'], batch['tgt_in'], **kw) if 'src' in batch else model(batch['x'], **kw)
 
 def batch_loss(model:nn.Module, # a posenc model
                batch:dict, # see the table above
@@ -46,10 +47,11 @@ def batch_loss(model:nn.Module, # a posenc model
                reduction:str='mean'): # 'mean' over targets or 'sum'
     "Cross-entropy of a batch over its non-pad targets, and the number of targets."
     y = batch_targets(batch)
-    logits = model_logits(model, batch)
-    loss = F.cross_entropy(logits.flatten(0, 1).float(), y.flatten(), ignore_index=PAD_ID,
-                           label_smoothing=label_smoothing, reduction=reduction)
-    return loss, int((y != PAD_ID).sum())
+    at = y != PAD_ID
+    n = int(at.sum())
+    if n == at.numel(): logits, y = model_logits(model, batch).flatten(0, 1), y.flatten()
+    else: logits, y = model_logits(model, batch, at), y[at]   # the vocabulary projection only where a target is
+    return F.cross_entropy(logits.float(), y, label_smoothing=label_smoothing, reduction=reduction), n
 
 # %% ../nbs/06_train.ipynb #36ab3f68
 def mask_tokens(ids:torch.Tensor, # (B, T) token ids (pad 0 is never chosen)
