@@ -214,6 +214,54 @@ def fused_attention(q:torch.Tensor, k:torch.Tensor, v:torch.Tensor, # (B,H,Tq,d)
     return _FusedAttention.apply(q.contiguous(), k.contiguous(), v.contiguous(), bias, tvec, rel, krel, mask, causal,
                                  k_off - q_off, K, need_w, chunk)
 
+# %% ../nbs/00b_kernels.ipynb #82187ccc
+class _LinearCE(torch.autograd.Function):
+    "Per-row cross-entropy of h @ W.T against y with label smoothing eps, by blocks of `chunk` rows; E and 1/s kept by block."
+    @staticmethod
+    def forward(ctx, h, W, y, eps, chunk):
+        N, V = h.shape[0], W.shape[0]
+        Es, loss, r = [], h.new_empty(N), h.new_empty(N, 1)
+        for r0 in range(0, N, chunk):   # blocks of a few MB: reused by the allocator, where one (N, V) matrix page-faults
+            r1 = min(N, r0 + chunk)
+            z = torch.mm(h[r0:r1], W.t())
+            m = z.amax(1, keepdim=True)
+            s = z.sub_(m).exp_().sum(1, keepdim=True)               # z now holds E = exp(z − m)
+            torch.reciprocal(s, out=r[r0:r1])
+            loss[r0:r1] = (m + s.log()).squeeze(1)
+            Es.append(z)
+        zy = (h * W[y]).sum(1)                                       # z_y and Σ_j z_j without the logits
+        loss -= (1 - eps) * zy + (eps / V) * (h @ W.sum(0)) if eps else zy
+        ctx.save_for_backward(h, W, y, r, *Es)
+        ctx.eps, ctx.chunk = eps, chunk
+        return loss
+    @staticmethod
+    def backward(ctx, g):
+        h, W, y, r, *Es = ctx.saved_tensors
+        eps, V, c = ctx.eps, W.shape[0], ctx.chunk
+        gr, gh = g[:, None] * r, g[:, None] * h                      # g / s and g·h per row
+        dh, dW, grh = torch.empty_like(h), torch.zeros_like(W), gr * h
+        for i, E in enumerate(Es):
+            torch.mm(E, W, out=dh[i * c:(i + 1) * c])
+            dW.addmm_(E.t(), grh[i * c:(i + 1) * c])
+        dh.mul_(gr).sub_((1 - eps) * g[:, None] * W[y])
+        dW.index_add_(0, y, gh, alpha=-(1 - eps))
+        if eps:
+            dh -= (eps / V) * g[:, None] * W.sum(0)
+            dW -= (eps / V) * gh.sum(0)
+        return dh, dW, None, None, None
+
+def linear_cross_entropy(h:torch.Tensor, # (N, D) hidden states at the targets
+                         W:torch.Tensor, # (V, D) output projection (the tied embeddings)
+                         y:torch.Tensor, # (N,) target ids
+                         label_smoothing:float=0., # ε: mass spread uniformly over the vocabulary
+                         chunk:int=256, # rows per block on the CPU
+                        ) -> torch.Tensor:
+    "Per-target cross-entropy (N,) of the logits h·Wᵀ, fused with the projection on the CPU when gradients are needed."
+    fused = h.device.type == 'cpu' and torch.is_grad_enabled() and (h.requires_grad or W.requires_grad) \
+            and h.dtype == W.dtype == torch.float32 and not torch.is_autocast_enabled('cpu')
+    if not fused: return F.cross_entropy((h @ W.t()).float(), y, label_smoothing=label_smoothing, reduction='none')
+    return _LinearCE.apply(h, W, y, float(label_smoothing), chunk)
+
 # %% ../nbs/00b_kernels.ipynb #f1e00002
 try: from torch.nn.attention.flex_attention import flex_attention as _flex_attention, create_block_mask
 except ImportError: _flex_attention = create_block_mask = None     # torch < 2.5: CUDA keeps the explicit path

@@ -11,6 +11,7 @@ import torch.nn as nn
 import torch.nn.functional as F
 from .encodings import PosEnc, make_pe, pe_names
 from .attention import MultiHeadAttention, KVCache
+from .kernels import linear_cross_entropy
 
 # %% auto #0
 __all__ = ['MODELS', 'ModelConfig', 'keep_mask', 'Dropout', 'StackCtx', 'Block', 'rand_positions', 'Stack', 'DecoderLM',
@@ -59,7 +60,7 @@ class _CPUDropout(torch.autograd.Function):
     "x · mask · 2¹⁶/(2¹⁶ − t); the backward multiplies by the same saved mask."
     @staticmethod
     def forward(ctx, x, t):
-        keep = keep_mask(x.shape, t, x.device)
+        keep = keep_mask(x.shape, t, x.device).view(torch.uint8)   # × uint8 is 3× faster than × bool (no promotion copy)
         ctx.scale = 65536 / (65536 - t)
         ctx.save_for_backward(keep)
         return x.mul(keep).mul_(ctx.scale)
@@ -183,10 +184,15 @@ class _Tokens(nn.Module):
         scale = self.scale_emb if cfg.scale_emb is None else cfg.scale_emb
         self.scale = math.sqrt(cfg.d_model) if scale else 1.
     def embed(self, ids): return self.emb(ids) * self.scale
-    def logits(self, h, at=None):
-        "Logits (…, V) of hidden states `h` (B, T, D), or (N, V) at the N positions where the (B, T) mask `at` is True."
-        if at is not None: h = h[at]   # the projection to the vocabulary only where a loss is taken (no pad rows)
-        return h @ self.emb.weight.T if self.head is None else self.head(h)
+    def logits(self, h, # (B, T, D) hidden states
+               at=None, # (B, T) bool: only at these N positions (where a loss is taken: no pad rows)
+               targets=None, # (N,) target ids at those positions (every position when `at` is None)
+               label_smoothing:float=0.): # with `targets`: mass spread uniformly over the vocabulary
+        "Logits (B, T, V) or (N, V); with `targets`, their cross-entropies (N,) instead (fused with the projection on the CPU)."
+        if at is not None: h = h[at]
+        W = self.emb.weight if self.head is None else self.head.weight
+        if targets is None: return h @ W.T
+        return linear_cross_entropy(h.reshape(-1, h.shape[-1]), W, targets, label_smoothing)
 
 class DecoderLM(_Tokens):
     "Decoder-only (causal) language model."
@@ -197,9 +203,10 @@ class DecoderLM(_Tokens):
     def new_cache(self) -> KVCache: return KVCache(self.cfg.n_layers)
     def forward(self, ids:torch.Tensor, # (B, T) token ids, right-padded
                 cache:KVCache=None, # incremental decoding
-                at:torch.Tensor=None): # (B, T) bool: logits only at these positions, (N, V)
+                at:torch.Tensor=None, # (B, T) bool: logits only at these positions, (N, V)
+                targets:torch.Tensor=None, label_smoothing:float=0.): # per-target losses instead (see `logits`)
         "Next-token logits (B, T, V)."
-        return self.logits(self.dec(self.embed(ids), cache=cache), at)
+        return self.logits(self.dec(self.embed(ids), cache=cache), at, targets, label_smoothing)
 
 class EncoderMLM(_Tokens):
     "Encoder-only (bidirectional) masked language model."
@@ -208,9 +215,10 @@ class EncoderMLM(_Tokens):
         super().__init__(cfg)
         self.enc = Stack(cfg, cfg.n_layers, causal=False, role='encoder')
     def forward(self, ids:torch.Tensor, # (B, T) token ids, pad anywhere
-                at:torch.Tensor=None): # (B, T) bool: logits only at these positions, (N, V)
+                at:torch.Tensor=None, # (B, T) bool: logits only at these positions, (N, V)
+                targets:torch.Tensor=None, label_smoothing:float=0.): # per-target losses instead (see `logits`)
         "Logits (B, T, V) for every position."
-        return self.logits(self.enc(self.embed(ids), key_pad=ids != self.cfg.pad_id), at)
+        return self.logits(self.enc(self.embed(ids), key_pad=ids != self.cfg.pad_id), at, targets, label_smoothing)
 
 class Seq2Seq(_Tokens):
     "Encoder–decoder for translation, one joint vocabulary (embeddings shared by both sides and the output)."
@@ -227,13 +235,14 @@ class Seq2Seq(_Tokens):
         "Encoder output (B, S, D) and the source mask (B, S)."
         keep = src != self.cfg.pad_id
         return self.enc(self.embed(src), key_pad=keep), keep
-    def decode(self, tgt_in, memory, src_keep, cache:KVCache=None, at=None):
+    def decode(self, tgt_in, memory, src_keep, cache:KVCache=None, at=None, targets=None, label_smoothing=0.):
         "Next-token logits (B, T, V) given the encoder output."
-        return self.logits(self.dec(self.embed(tgt_in), memory=memory, mem_pad=src_keep, cache=cache), at)
+        return self.logits(self.dec(self.embed(tgt_in), memory=memory, mem_pad=src_keep, cache=cache), at, targets, label_smoothing)
     def forward(self, src:torch.Tensor, # (B, S) source ids
                 tgt_in:torch.Tensor, # (B, T) decoder input: bos + target[:-1], right-padded
-                at:torch.Tensor=None): # (B, T) bool: logits only at these positions, (N, V)
-        return self.decode(tgt_in, *self.encode(src), at=at)
+                at:torch.Tensor=None, # (B, T) bool: logits only at these positions, (N, V)
+                targets:torch.Tensor=None, label_smoothing:float=0.): # per-target losses instead (see `logits`)
+        return self.decode(tgt_in, *self.encode(src), at=at, targets=targets, label_smoothing=label_smoothing)
 
 MODELS = {'lm': DecoderLM, 'mlm': EncoderMLM, 'seq2seq': Seq2Seq}
 

@@ -49,9 +49,10 @@ def batch_loss(model:nn.Module, # a posenc model
     y = batch_targets(batch)
     at = y != PAD_ID
     n = int(at.sum())
-    if n == at.numel(): logits, y = model_logits(model, batch).flatten(0, 1), y.flatten()
-    else: logits, y = model_logits(model, batch, at), y[at]   # the vocabulary projection only where a target is
-    return F.cross_entropy(logits.float(), y, label_smoothing=label_smoothing, reduction=reduction), n
+    if n == at.numel(): at = None   # every position has a target
+    kw = dict(targets=y.flatten() if at is None else y[at], label_smoothing=label_smoothing, **({} if at is None else dict(at=at)))
+    losses = model(batch['src'], batch['tgt_in'], **kw) if 'src' in batch else model(batch['x'], **kw)   # (n,): projected only there
+    return (losses.sum() if reduction == 'sum' else losses.mean()), n
 
 # %% ../nbs/06_train.ipynb #36ab3f68
 def mask_tokens(ids:torch.Tensor, # (B, T) token ids (pad 0 is never chosen)
