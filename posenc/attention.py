@@ -13,8 +13,8 @@ from .encodings import PosEnc, make_pe, pe_names, rel_pos
 from .kernels import fused_attention, flex_terms_attention, FLEX_AVAILABLE, FLEX_MIN_Q
 
 # %% auto #0
-__all__ = ['reference_attention', 'causal_mask', 'padding_mask', 'add_masks', 'KVCache', 'key_term_bias', 'MultiHeadAttention',
-           'capture_attention']
+__all__ = ['SHORT_KEYS', 'reference_attention', 'causal_mask', 'padding_mask', 'add_masks', 'KVCache', 'key_term_bias',
+           'MultiHeadAttention', 'capture_attention']
 
 # %% ../nbs/01_attention.ipynb #44a6d549
 def reference_attention(q, k, v, pe:PosEnc=None, layer:int=0, q_off:int=0, k_off:int=0, causal:bool=False, key_pad=None):
@@ -81,6 +81,8 @@ def key_term_bias(kr:torch.Tensor, # (B,H,Tk,2K+1) key-side terms of each clippe
     B, H, Tk, R = kr.shape
     idx = rel_pos(Tq, Tk, q_off, k_off, kr.device).clamp(-(R // 2), R // 2) + R // 2
     return kr.transpose(-1, -2).gather(2, idx.expand(B, H, Tq, Tk))
+
+SHORT_KEYS = 32   # CPU training: at most this many keys, the explicit softmax(QKᵀ)V beats SDPA's flash kernel
 
 def _pe_terms(pe, q, k, q_off, k_off, layer):
     "The scheme's clipped q-side terms, key-side terms and dense q·k bias (each None when it has none)."
@@ -151,7 +153,8 @@ class MultiHeadAttention(nn.Module):
         if need_causal and not is_causal:
             mask = add_masks(mask, causal_mask(Tq, Tk, q_off, k_off, q.device, q.dtype))
         if mask is not None: mask = mask.to(q.dtype)
-        if not ((pe is not None and pe.needs_probs) or self.capture is not None):
+        short = q.device.type == 'cpu' and Tk <= SHORT_KEYS and torch.is_grad_enabled() and q.requires_grad
+        if not ((pe is not None and pe.needs_probs) or self.capture is not None or short):
             return F.scaled_dot_product_attention(q, k, v, attn_mask=mask, dropout_p=p_drop, is_causal=is_causal)
         s = (q @ k.transpose(-1, -2)) * self.dh ** -0.5
         if mask is not None: s = s + mask
