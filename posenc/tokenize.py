@@ -167,7 +167,6 @@ def token_batches(lengths:list[int], # the cost of each example (its padded leng
                   epoch:int=0, # mixed into the seed: a new order every epoch
                   shuffle:bool=True, # shuffle ties and batch order (False: sorted, for evaluation)
                   max_sentences:int=None, # optional cap on the batch size
-                  within:list=None, # what orders examples of equal cost (for a pair: target and source lengths)
                  ) -> list[list[int]]:
     "Indices of examples grouped into length-bucketed batches under a padded-token budget."
     too_long = [i for i, n in enumerate(lengths) if n > max_tokens]
@@ -175,8 +174,7 @@ def token_batches(lengths:list[int], # the cost of each example (its padded leng
                                   f"(longest {max(lengths)}): raise max_tokens or cap the lengths")
     rng = random.Random(f'batches/{seed}/{epoch}')
     tie = [rng.random() for _ in lengths] if shuffle else list(range(len(lengths)))
-    second = within or [0] * len(lengths)
-    order = sorted(range(len(lengths)), key=lambda i: (lengths[i], second[i], tie[i]))
+    order = sorted(range(len(lengths)), key=lambda i: (lengths[i], tie[i]))
     batches, cur, longest = [], [], 0
     for i in order:
         l = max(longest, lengths[i])
@@ -211,10 +209,9 @@ class PairBatcher:
                 ):
         self.pairs = data.pairs if isinstance(data, EncodedPairs) else list(data)
         self.costs = [max(len(s), len(t)) + 1 for s, t in self.pairs]
-        self.within = [(len(t), len(s)) for s, t in self.pairs]   # within a cost: both sides pad little
         self.max_tokens, self.seed, self.shuffle, self.max_sentences = max_tokens, seed, shuffle, max_sentences
     def batch_indices(self, epoch:int=0) -> list[list[int]]:
-        return token_batches(self.costs, self.max_tokens, self.seed, epoch, self.shuffle, self.max_sentences, self.within)
+        return token_batches(self.costs, self.max_tokens, self.seed, epoch, self.shuffle, self.max_sentences)
     def epoch(self, epoch:int=0):
         "Collated batches of one epoch."
         for idx in self.batch_indices(epoch): yield collate_pairs([self.pairs[i] for i in idx])
