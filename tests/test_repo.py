@@ -100,3 +100,13 @@ def test_readme_wmt_probe_numbers_come_from_runs():
     assert m, 'the README no longer quotes the WMT-side probes'
     got = [json.loads((probes/f'{t}-rope'/'metrics.json').read_text())['by_test_set']['newstest2014'] for t in ('wmt-europarl', 'wmt-europarl-hansard')]
     assert list(m.groups()) == [f'{x:.2f}' for x in [g['bleu'] for g in got] + [g['copy_source']['bleu'] for g in got]]
+
+
+def test_readme_mfu_tables_come_from_runs():
+    "The README's model-FLOP-utilisation tables are those of the committed runs/bench/*/mfu.json."
+    import json
+    from posenc.bench import mfu_table
+    files = sorted((ROOT/'runs'/'bench').glob('*/mfu.json'))
+    assert files, 'no runs/bench/<machine>/mfu.json: run `posenc bench --mfu --threads 1`'
+    readme = (ROOT/'README.md').read_text()
+    for f in files: assert mfu_table(json.loads(f.read_text())['rows']) in readme, f
