@@ -36,9 +36,8 @@ def batch_tokens(batch:dict) -> int:
     "Tokens the model reads on its predicting side: non-pad `tgt_in` (encoder–decoder) or `x`."
     return int((batch['tgt_in' if 'src' in batch else 'x'] != PAD_ID).sum())
 
-def model_logits(model:nn.Module, batch:dict, at:torch.Tensor=None) -> torch.Tensor:
-    "Logits (B, T, V) of a batch, whatever the model kind; (N, V) at the N positions where the (B, T) mask `at` is True."
-    kw = {} if at is None else dict(at=at)
+def model_logits(model:nn.Module, batch:dict, **kw) -> torch.Tensor:
+    "Logits (B, T, V) of a batch, whatever the model kind; `kw` go to the model (`at`, `targets`: see `posenc.models`)."
     return model(batch['src'], batch['tgt_in'], **kw) if 'src' in batch else model(batch['x'], **kw)
 
 def batch_loss(model:nn.Module, # a posenc model
@@ -50,8 +49,8 @@ def batch_loss(model:nn.Module, # a posenc model
     at = y != PAD_ID
     n = int(at.sum())
     if n == at.numel(): at = None   # every position has a target
-    kw = dict(targets=y.flatten() if at is None else y[at], label_smoothing=label_smoothing, **({} if at is None else dict(at=at)))
-    losses = model(batch['src'], batch['tgt_in'], **kw) if 'src' in batch else model(batch['x'], **kw)   # (n,): projected only there
+    kw = dict(targets=y.flatten(), label_smoothing=label_smoothing) if at is None else dict(at=at, targets=y[at], label_smoothing=label_smoothing)
+    losses = model_logits(model, batch, **kw)   # (n,) per-target losses: the vocabulary projected only at the targets
     return (losses.sum() if reduction == 'sum' else losses.mean()), n
 
 # %% ../nbs/06_train.ipynb #36ab3f68
