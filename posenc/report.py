@@ -23,7 +23,7 @@ __all__ = ['log', 'SEC_WHY', 'SEC_ENCODINGS', 'DATA_NOTES', 'TRAIN_CRITERIA', 'L
            'sec_extrapolation', 'sec_speed', 'sec_examples', 'fmt_p', 'judge', 'compare', 'conclusion_vaswani',
            'conclusion_press', 'synthetic_mrr', 'mrr_table', 'conclusion_kazemnejad', 'conclusion_rope',
            'conclusion_haviv', 'conclusion_shaw', 'sec_conclusions', 'sec_runs', 'headline', 'headline_markdown',
-           'sec_glance', 'report_markdown', 'build_report']
+           'sec_glance', 'sec_scope', 'report_markdown', 'build_report']
 
 # %% ../nbs/12_report.ipynb #924abd37
 def num(x, nd:int=2) -> str:
@@ -1049,10 +1049,52 @@ def sec_glance(ctx:ReportContext) -> str:
             'the statistical comparisons with the literature are in @sec-conclusions.\n\n'
             + headline_markdown(ctx.runs))
 
+# %% ../nbs/12_report.ipynb #350af7e4
+def _passed_median(ctx:ReportContext, task:str) -> bool:
+    "Whether at least half of the encodings that ran `task` passed its training check (the median encoding trained)."
+    pes = list(by_pe(select(ctx.runs, task=task)))
+    return bool(pes) and 2 * len(trained(ctx, task, *pes)) <= len(pes)
+
+def sec_scope(ctx:ReportContext) -> str:
+    "What these runs can and cannot tell a reader (encodings, tasks, seeds, budgets, tasks that trained), and how to run the full comparison."
+    done = select(ctx.runs)
+    if not done: return ''
+    tasks = tasks_of(ctx.runs)
+    pes = list(by_pe(done))
+    seeds = sorted({len({r['seed'] for r in select(done, task=t)}) for t in tasks})
+    walls = [w for r in done if isinstance(w := r['metrics'].get('train_wall_s'), (int, float))]
+    ok = [t for t in tasks if _passed_median(ctx, t)]
+    full = 'full' in {r['profile'] for r in ctx.runs}
+    n_seeds = 'one seed' if seeds == [1] else f"{' to '.join(map(str, dict.fromkeys([seeds[0], seeds[-1]])))} seeds"
+    short = bool(walls) and float(np.median(walls)) < 300
+    out = ['# What these runs can tell {#sec-scope}\n',
+           f"{len(done)} finished runs: {len(pes)} encodings on {len(tasks)} tasks, {n_seeds} per encoding and task"
+           + (f", each trained for a median of {num(float(np.median(walls)), 0)} s ({num(sum(walls) / 60, 0)} min of training in all)"
+              if walls else '') + '.\n']
+    can = (f"whether the encodings learn each task at this budget: the median encoding passed the training check on "
+           f"{len(ok)} of {len(tasks)} tasks (@sec-trained)"
+           + (f"; not on {', '.join(t for t in tasks if t not in ok)}" if len(ok) < len(tasks) else '')
+           + "; an encoding that fails where the others pass is worth a look in the task's section.")
+    out.append(f"- **What they show:** {can}")
+    if seeds[0] < 2:
+        out.append("- **What they cannot show:** a ranking. With one seed, no difference between two encodings is tested "
+                   "against seed-to-seed variation, so a test in @sec-conclusions covers the resampling of test sentences at most, "
+                   "not training.")
+    else:
+        out.append("- **What they cannot show:** differences smaller than the spread between seeds; the tests in "
+                   "@sec-conclusions say which differences clear it, and each says what it covers.")
+    if not full:
+        out.append(("- **Short budgets** favour the encodings that learn fastest; a ranking at this budget need not hold when "
+                    "every model is trained to the end. " if short else "- ")
+                   + "The comparison the committed report (`report/full/`) is built from is the `full` profile: "
+                   "`make run PROFILE=full` (or `posenc run --profile full`), every registered encoding, 3 seeds, budgets "
+                   "that train; hours on 2 cores, and it resumes where it stopped.")
+    return '\n'.join(out) + '\n'
+
 # %% ../nbs/12_report.ipynb #d8aae350
 def report_markdown(ctx:ReportContext) -> str:
     "The whole report as Quarto-compatible Markdown."
-    parts = [front_matter(ctx), sec_glance(ctx), SEC_WHY, sec_encodings(ctx), sec_setup(ctx), sec_trained(ctx), sec_results(ctx),
+    parts = [front_matter(ctx), sec_glance(ctx), sec_scope(ctx), SEC_WHY, sec_encodings(ctx), sec_setup(ctx), sec_trained(ctx), sec_results(ctx),
              sec_extrapolation(ctx), sec_speed(ctx), sec_examples(ctx), sec_conclusions(ctx), sec_runs(ctx)]
     return '\n'.join(p.strip('\n') + '\n' for p in parts)
 
