@@ -398,10 +398,10 @@ def sec_trained(ctx:ReportContext) -> str:
                       f'Before any comparison: each task\'s trivial baseline and how far every encoding got past it (mean over seeds). '
                       f'Every encoding passed on {n_all} of {len(checks)} tasks. The conclusions (@sec-conclusions) compare '
                       'only encodings that passed on the task concerned.'
-                      + (f' A translation model passes when it passes on at least one of its test sets: {", ".join(mt)} '
-                         'trains mostly on other text than its official test sets (see its data note in @sec-setup), so its '
-                         'extra, in-domain test set says whether it learned to translate, and the rows of the official sets '
-                         'say how far that carries out of the domain.' if mt else '')
+                      + (f' A translation model ({", ".join(mt)}) passes when it passes on at least one of its test sets. '
+                         'Where a task trains mostly on other text than its official test sets (its data note in @sec-setup '
+                         'says so), its extra, in-domain test set says whether it learned to translate, and the rows of the '
+                         'official sets say how far that carries out of the domain.' if mt else '')
                       + (f' The runs of {", ".join(unknown)} predate the recording of baselines, so whether they trained is '
                          'unknown and they are compared as they are.' if unknown else '') + '\n',
                       trained_table(ctx)])
