@@ -14,8 +14,8 @@ from .attention import MultiHeadAttention, KVCache
 from .kernels import linear_cross_entropy
 
 # %% auto #0
-__all__ = ['MODELS', 'ModelConfig', 'keep_mask', 'Dropout', 'StackCtx', 'Block', 'rand_positions', 'Stack', 'DecoderLM',
-           'EncoderMLM', 'Seq2Seq', 'build_model', 'param_counts']
+__all__ = ['MODELS', 'ModelConfig', 'keep_mask', 'Dropout', 'feed_forward', 'residual', 'StackCtx', 'Block', 'rand_positions',
+           'Stack', 'DecoderLM', 'EncoderMLM', 'Seq2Seq', 'build_model', 'param_counts']
 
 # %% ../nbs/02_models.ipynb #35541693
 @dataclass
@@ -81,6 +81,61 @@ class Dropout(nn.Module):
         return _CPUDropout.apply(x, self.t)
     def extra_repr(self): return f"p={self.p}"
 
+# %% ../nbs/02_models.ipynb #9f127ebb
+_ZERO = {}
+def _zero(like): return _ZERO.setdefault((like.dtype, like.device), like.new_zeros(()))   # a 0-d input that beta=0 ignores
+
+class _FFNDropout(torch.autograd.Function):
+    "W₂·(act(W₁x + b₁) ∘ mask)·s + b₂ with s = 1/(1 − p) in the matmuls' alpha; x is (N, D)."
+    @staticmethod
+    def forward(ctx, x, w1, b1, w2, b2, t, gelu):
+        a = torch.addmm(b1, x, w1.t())
+        h = F.gelu(a) if gelu else torch.relu(a)
+        keep = keep_mask(h.shape, t, h.device).view(torch.uint8)
+        h.mul_(keep)
+        s = 65536 / (65536 - t)
+        ctx.save_for_backward(x, w1, a, keep, h, w2)
+        ctx.s, ctx.gelu = s, gelu
+        return torch.addmm(b2, h, w2.t(), alpha=s)
+    @staticmethod
+    def backward(ctx, g):
+        x, w1, a, keep, h, w2 = ctx.saved_tensors
+        s, z = ctx.s, _zero(g)
+        dh = torch.addmm(z, g, w2, beta=0, alpha=s).mul_(keep)
+        da = torch.ops.aten.gelu_backward(dh, a) if ctx.gelu else dh.masked_fill_(a <= 0, 0.)
+        return (da @ w1, da.t() @ x, da.sum(0), torch.addmm(z, g.t(), h, beta=0, alpha=s), g.sum(0), None, None)
+
+class _ResidualDropout(torch.autograd.Function):
+    "x + f ∘ mask · s in one pass, and the same for f's gradient."
+    @staticmethod
+    def forward(ctx, x, f, t):
+        keep = keep_mask(f.shape, t, f.device).view(torch.uint8)
+        ctx.s = 65536 / (65536 - t)
+        ctx.save_for_backward(keep)
+        return torch.addcmul(x, f, keep, value=ctx.s)
+    @staticmethod
+    def backward(ctx, g):
+        keep, = ctx.saved_tensors
+        return g, torch.addcmul(_zero(g), g, keep, value=ctx.s), None
+
+def _fusable(d:Dropout, x:torch.Tensor) -> bool:
+    return d.training and d.t > 0 and x.device.type == 'cpu' and torch.is_grad_enabled()
+
+def feed_forward(ff:nn.Sequential, # Linear, GELU or ReLU, `Dropout`, Linear
+                 h:torch.Tensor) -> torch.Tensor: # (…, D)
+    "`ff(h)`; in CPU training with dropout, one fused function (the same masks, the same result up to rounding)."
+    if not _fusable(ff[2], h) or not isinstance(ff[1], (nn.GELU, nn.ReLU)) or getattr(ff[1], 'approximate', 'none') != 'none':
+        return ff(h)
+    l1, l2 = ff[0], ff[3]
+    y = _FFNDropout.apply(h.reshape(-1, h.shape[-1]), l1.weight, l1.bias, l2.weight, l2.bias, ff[2].t, isinstance(ff[1], nn.GELU))
+    return y.view(*h.shape[:-1], -1)
+
+def residual(d:Dropout, # the sublayer's dropout
+             x:torch.Tensor, # the residual stream
+             f:torch.Tensor) -> torch.Tensor: # the sublayer's output, same shape
+    "x + d(f); in CPU training with dropout, one pass (the same mask as `d`)."
+    return _ResidualDropout.apply(x, f, d.t) if _fusable(d, f) and f.shape == x.shape else x + d(f)
+
 # %% ../nbs/02_models.ipynb #94649eba
 @dataclass
 class StackCtx:
@@ -109,7 +164,7 @@ class Block(nn.Module):
         self.n3, self.drop = nn.LayerNorm(d), Dropout(cfg.dropout)
 
     def _sub(self, x, norm, fn):
-        return x + self.drop(fn(norm(x))) if self.norm_first else norm(x + self.drop(fn(x)))
+        return residual(self.drop, x, fn(norm(x))) if self.norm_first else norm(residual(self.drop, x, fn(x)))
 
     def forward(self, x:torch.Tensor, # (B, T, D) input of the block
                 ctx:StackCtx, # what every block of this stack forward shares
@@ -122,7 +177,7 @@ class Block(nn.Module):
         if self.xattn is not None:
             x = self._sub(x, self.n2, lambda h: self.xattn(h, ctx.xpe, layer, ctx.off, False, ctx.xbias, ctx.mem_pad,
                                                            ctx.memory, cache=None if cache is None else cache['cross']))
-        return self._sub(x, self.n3, self.ff)
+        return self._sub(x, self.n3, lambda h: feed_forward(self.ff, h))
 
 def rand_positions(n:int, # sample from positions 0..n−1
                    T:int, # how many (the sequence length)
