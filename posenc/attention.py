@@ -130,9 +130,13 @@ class MultiHeadAttention(nn.Module):
              dense=None, qr=None, kr=None, av=None, # additive bias, q-side terms, key-side terms, value vectors
              has_terms:bool=False, # the scheme gave clipped terms (q-side, values or both)
              causal:bool=False, # a causal block whose queries and keys are the same positions
-             p_drop:float=0.) -> str:
-        "Which path attends: 'flex' (CUDA, logit terms), 'fused' (CPU, terms SDPA cannot take fast) or 'sdpa' (incl. explicit)."
+             p_drop:float=0., # dropout on the attention weights
+             own:bool=False) -> str: # the scheme can attend itself (`own_attention`) and nothing else is added (no bias, no padding)
+        "Which path attends: 'scheme' (the scheme's `attend`), 'flex' (CUDA, logit terms), 'fused' (CPU, terms SDPA cannot take fast) or 'sdpa' (incl. explicit)."
         plain = self.capture is None and p_drop == 0.
+        if own and causal and plain and q.device.type == 'cpu' and torch.is_grad_enabled() and q.requires_grad \
+                and q.dtype in (torch.float32, torch.float64):
+            return 'scheme'
         if q.is_cuda and self.use_flex and plain and av is None and q.shape[2] >= FLEX_MIN_Q and FLEX_AVAILABLE \
                 and any(t is not None for t in (dense, qr, kr)):
             return 'flex'
@@ -181,6 +185,10 @@ class MultiHeadAttention(nn.Module):
         Tk = k.shape[2]
         need_causal = causal and not (Tq == 1 and q_off + 1 >= k_off + Tk)   # one new query sees every cached key
         p_drop = self.dropout if self.training else 0.
+        causal_self = need_causal and Tq == Tk and q_off == k_off
+        if pe is not None and pe.own_attention and bias is None and key_pad is None \
+                and self.path(q, causal=causal_self, p_drop=p_drop, own=True) == 'scheme':
+            return self.out(pe.attend(q, k, v, layer).transpose(1, 2).reshape(B, Tq, D))
         terms, kr, qkb = _pe_terms(pe, q, k, q_off, k_off, layer)
         qr, av = terms if terms is not None else (None, None)
         if qr is not None and kr is not None and qr.shape[-1] != kr.shape[-1]:
@@ -188,7 +196,7 @@ class MultiHeadAttention(nn.Module):
                              f"{qr.shape[-1] // 2} and {kr.shape[-1] // 2}")
         dense = bias if qkb is None else qkb if bias is None else bias + qkb    # one additive bias
         pad = padding_mask(key_pad, q.dtype) if key_pad is not None else None
-        path = self.path(q, dense, qr, kr, av, terms is not None, need_causal and Tq == Tk and q_off == k_off, p_drop)
+        path = self.path(q, dense, qr, kr, av, terms is not None, causal_self, p_drop)
         if path == 'flex': o = flex_terms_attention(q, k, v, dense, qr, kr, key_pad, need_causal, q_off, k_off)
         elif path == 'fused':
             K = next((t.shape[-1] for t in (qr, kr) if t is not None), av.shape[0] if av is not None else 1) // 2

@@ -78,6 +78,7 @@ class PosEnc(nn.Module):
     token_scale_init = False  # True for learned tables added to the tokens: a √d-scaling model scales their init too
     takes_positions = False   # True when every hook honours `pos_map` (arbitrary positions, for `rand_pos` training)
     pos_map = None            # while set (1-D long tensor), row t of the sequence sits at position pos_map[t], not t
+    own_attention = False     # True when `attend` computes a causal self-attention block itself (see `MultiHeadAttention.path`)
     def __init__(self, d_model:int, n_heads:int, n_layers:int=1, max_len:int=1024, causal:bool=False):
         super().__init__()
         if d_model % n_heads:
@@ -93,6 +94,9 @@ class PosEnc(nn.Module):
     def clipped_terms(self, q, layer:int): return None
     def key_terms(self, k, layer:int): return None
     def qk_bias(self, q, k, q_off:int, k_off:int, layer:int): return None
+    def attend(self, q, k, v, layer:int):
+        "softmax(q·kᵀ/√d + the scheme's terms)·v of a causal self-attention block; only where `own_attention`."
+        raise NotImplementedError(f"{self.name} has no attention of its own (own_attention is False)")
     def extra_repr(self): return f"name={self.name!r}, causal={self.causal}"
 
     def positions(self, off:int, T:int, device=None) -> torch.Tensor:
@@ -798,11 +802,82 @@ class _CoPETerm(torch.autograd.Function):
         de = (dqe.transpose(-1, -2) @ q).sum(0)
         return dq, dk, de.sum(0, keepdim=True) if e.shape[0] == 1 else de, None, None, None, None
 
+_SCRATCH = {}
+
+def _scratch(name, shape, like):
+    "A scratch tensor kept between calls, so that large temporaries do not page-fault on every call (also `posenc.kernels`')."
+    n, key = math.prod(shape), (name, like.device, like.dtype)
+    b = _SCRATCH.get(key)
+    if b is None or b.numel() < n: b = _SCRATCH[key] = torch.empty(max(n, 1), device=like.device, dtype=like.dtype)
+    return b[:n].view(shape)
+
+class _CoPEAttention(torch.autograd.Function):
+    """softmax(q·kᵀ/√d + z)·v of causal self-attention, z CoPE's term, by blocks of query rows; the backward written out.
+    Keys and values are taken last to first, so that a row's positions are a forward cumulative sum and its future keys
+    come first; q·kᵀ serves both the gates and the logits, and dq, dk take the gradient of both in one pair of products."""
+    @staticmethod
+    def forward(ctx, q, k, v, e, rows):
+        B, H, T, d = q.shape; npos, scale = e.shape[-2], d ** -0.5
+        qs, kr, vr = q * scale, k.flip(2), v.flip(2)                   # block r0:r1 sees keys r1−1, …, 0: kr[T − r1:]
+        qe = q @ e.transpose(-1, -2)
+        dqe = F.pad(qe.diff(dim=-1), (0, 1))                           # q·(e_{n+1} − e_n), 0 past the top row
+        o, saved, futs = q.new_empty(B, H, T, d), [], {}
+        for r0 in range(0, T, rows):
+            r1 = min(T, r0 + rows); c = r1 - r0
+            if c not in futs:                                          # row r0+a must not see keys j' < c − 1 − a
+                futs[c] = torch.arange(c - 1, device=q.device)[None] < c - 1 - torch.arange(c, device=q.device)[:, None]
+            fut = futs[c]
+            s = torch.matmul(qs[:, :, r0:r1], kr[:, :, T - r1:].transpose(-1, -2), out=_scratch('cope_s', (B, H, c, r1), q))
+            g = torch.sigmoid(s)
+            g[..., :c - 1].masked_fill_(fut, 0.)
+            p = torch.cumsum(g, -1).clamp_(max=npos - 1)               # Σ_{t ≥ j} g_it, at most npos − 1
+            g.addcmul_(g, g, value=-1.)                                # σ' = g(1 − g), 0 on future keys
+            idx = p.long()                                             # = ⌊p⌋ (p ≥ 0); npos − 1 at the top: slope 0 there
+            fr = p.frac_()
+            D = dqe[:, :, r0:r1].gather(-1, idx)                       # ∂z/∂p
+            s.add_(torch.gather(qe[:, :, r0:r1], -1, idx, out=_scratch('cope_z', (B, H, c, r1), q))).addcmul_(fr, D)
+            s[..., :c - 1].masked_fill_(fut, float('-inf'))
+            P = torch.softmax(s, -1)
+            o[:, :, r0:r1] = torch.matmul(P, vr[:, :, T - r1:])
+            saved.append((P, g, idx, fr, D))
+        ctx.save_for_backward(q, k, v, e, o)
+        ctx.saved, ctx.rows = saved, rows
+        return o
+    @staticmethod
+    def backward(ctx, do):
+        q, k, v, e, o = ctx.saved_tensors
+        B, H, T, d = q.shape; npos, scale, rows = e.shape[-2], d ** -0.5, ctx.rows
+        qs, kr, vr, do = q * scale, k.flip(2), v.flip(2), do.contiguous()
+        Dr = (do * o).sum(-1, keepdim=True)                            # Σ_j P_ij dP_ij
+        dq, dkr, dvr = torch.empty_like(q), torch.zeros_like(k), torch.zeros_like(v)
+        ga, gw = q.new_zeros(B, H, T, npos), q.new_zeros(B, H, T, npos)   # per position: Σ dz and Σ φ·dz
+        for r0, (P, gd, idx, fr, D) in zip(range(0, T, rows), ctx.saved):
+            r1 = min(T, r0 + rows); c = r1 - r0
+            kb, dor = kr[:, :, T - r1:], do[:, :, r0:r1]
+            dvr[:, :, T - r1:] += P.transpose(-1, -2) @ dor
+            dS = torch.matmul(dor, vr[:, :, T - r1:].transpose(-1, -2), out=_scratch('cope_dS', (B, H, c, r1), q))
+            dS.sub_(Dr[:, :, r0:r1]).mul_(P)                            # gradient of the logits, hence of z
+            ga[:, :, r0:r1].scatter_add_(-1, idx, dS)
+            gw[:, :, r0:r1].scatter_add_(-1, idx, fr.mul_(dS))
+            C = D.mul_(dS).cumsum_(-1)                                 # ∂/∂p_ij, summed over the keys up to j
+            tot = C[..., -1:].clone()
+            torch.sub(tot, C, out=C)                                   # ∂/∂g_it = Σ_{j ≥ t} ∂/∂p_ij = tot − C[t − 1]
+            dS[..., 1:].addcmul_(gd[..., 1:], C[..., :-1])
+            dS[..., :1].addcmul_(gd[..., :1], tot)                     # now the gradient of s = q·k/√d (logits and gates)
+            dq[:, :, r0:r1] = dS @ kb
+            dkr[:, :, T - r1:] += dS.transpose(-1, -2) @ qs[:, :, r0:r1]
+        ctx.saved = None
+        gqe = ga.sub_(gw); gqe[..., 1:] += gw[..., :-1]                # position n gets (1 − φ)·dz, n + 1 gets φ·dz
+        dq.mul_(scale).add_(gqe @ e)
+        de = (gqe.transpose(-1, -2) @ q).sum(0)
+        return dq, dkr.flip(2), dvr.flip(2), de.sum(0, keepdim=True) if e.shape[0] == 1 else de, None
+
 @register('cope')
 class CoPE(PosEnc):
     "Contextual position encoding: positions count sigmoid gates σ(q·k) between key and query; causal stacks only."
     causal_only = True       # refuses a bidirectional stack
     takes_positions = True   # it reads no position index, so sampled positions (`rand_pos`) change nothing
+    own_attention = True     # training on the CPU, `attend`: one q·kᵀ for the gates and the logits
     def __init__(self, d_model, n_heads, n_layers=1, max_len=1024, causal=False,
                  npos_max:int=64, # positions 0..npos_max−1 have a learned vector; larger ones are clamped
                  per_head:bool=False, # one table per head (the paper shares one per layer)
@@ -823,6 +898,11 @@ class CoPE(PosEnc):
         e = self.e[layer].to(q.dtype)
         grad = torch.is_grad_enabled() and any(t.requires_grad for t in (q, k, e))
         return _CoPETerm.apply(q, k, e, q_off, k_off, 1 << (26 if q.is_cuda else 18), grad)   # rows per block: a CPU cache's worth, or a GPU's
+    def attend(self, q, k, v, layer, rows:int=None):
+        "softmax(q·kᵀ/√d + z)·v of causal self-attention, queries and keys at the same positions (`_CoPEAttention`)."
+        B, H, T, _ = q.shape
+        rows = rows or max(8, min(T, (1 << 19) // max(1, B * H * T)))   # rows per block: fewer, larger ops for 2 threads
+        return _CoPEAttention.apply(q.contiguous(), k.contiguous(), v.contiguous(), self.e[layer].to(q.dtype), rows)
 
 # %% ../nbs/00_encodings.ipynb #0013d036
 def describe_pes() -> list[dict]:

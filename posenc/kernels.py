@@ -7,7 +7,7 @@ from __future__ import annotations
 import math
 import torch
 import torch.nn.functional as F
-from .encodings import diagonal_sums
+from .encodings import diagonal_sums, _scratch   # (the scratch pool is shared with CoPE's attention)
 
 # %% auto #0
 __all__ = ['FLEX_AVAILABLE', 'FLEX_MIN_Q', 'fused_attention', 'causal_block_mask', 'terms_score_mod', 'flex_terms_attention']
@@ -15,15 +15,6 @@ __all__ = ['FLEX_AVAILABLE', 'FLEX_MIN_Q', 'fused_attention', 'causal_block_mask
 # %% ../nbs/00b_kernels.ipynb #45b93928
 _flash_cpu = torch.ops.aten._scaled_dot_product_flash_attention_for_cpu
 _flash_cpu_bwd = torch.ops.aten._scaled_dot_product_flash_attention_for_cpu_backward
-_SCRATCH = {}
-
-def _scratch(name, shape, like):
-    "A scratch tensor kept between calls, so that large temporaries do not page-fault on every call."
-    n, key = math.prod(shape), (name, like.device, like.dtype)
-    b = _SCRATCH.get(key)
-    if b is None or b.numel() < n: b = _SCRATCH[key] = torch.empty(max(n, 1), device=like.device, dtype=like.dtype)
-    return b[:n].view(shape)
-
 def _dist_index(r0, r1, j0, j1, d0, K, device):
     "Clipped distance index clamp(j − i + d0, −K, K) + K of query rows r0:r1 and keys j0:j1."
     i = torch.arange(r0, r1, device=device)[:, None]; j = torch.arange(j0, j1, device=device)[None]

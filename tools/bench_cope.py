@@ -1,7 +1,9 @@
 """Time CoPE's training step against pe='none' (the bench's LM: d 128, 4 heads, 4 layers, vocab 1000), interleaved.
 
-`python tools/bench_cope.py [--T 512] [--batch 4] [--reps 7] [--repeat 3] [--threads 2] [--profile]`
+`python tools/bench_cope.py [--T 512] [--batch 4] [--reps 7] [--repeat 3] [--threads 2] [--pes none cope cope_old] [--profile]`
 prints the median ratio cope/none of each repetition (rounds shuffled by `posenc.bench.time_rounds`), and their range.
+`cope_old` is CoPE on its previous training path (its dense term `qk_bias` on the fused attention, `own_attention`
+off), so that one run compares both.
 """
 import argparse, statistics, torch
 from posenc.bench import bench_config, make_step, time_rounds
@@ -18,7 +20,11 @@ def main():
     ap.add_argument('--profile', action='store_true', help='profile one cope step instead (torch.profiler)')
     a = ap.parse_args()
     torch.set_num_threads(a.threads)
-    steps = {pe: make_step(bench_config('posenc', 'lm', pe, a.T, a.batch))[1] for pe in a.pes}
+    def build(pe):
+        model, step = make_step(bench_config('posenc', 'lm', pe.removesuffix('_old'), a.T, a.batch))
+        if pe.endswith('_old'): model.dec.pe.own_attention = False     # the scheme's terms on the usual paths
+        return step
+    steps = {pe: build(pe) for pe in a.pes}
     if a.profile:
         from torch.profiler import profile, ProfilerActivity
         for _ in range(2): steps['cope']()
