@@ -14,7 +14,7 @@ __all__ = ['PE_REGISTRY', 'register', 'pe_names', 'get_pe', 'pe_options', 'make_
            'ToeplitzBias', 'toeplitz_bias', 'sinusoid_freqs', 'sinusoid_at', 'sinusoid_table', 'SinusoidalPE',
            'LearnablePE', 'LayerwisePE', 'ShawPE', 't5_bucket', 'T5PE', 'rope_inv_freq', 'RoPE', 'XPos', 'alibi_slopes',
            'AlibiPE', 'inv_softplus', 'KerplePE', 'piecewise_mlp', 'FirePE', 'TransformerXLPE', 'DebertaPE',
-           'cope_positions', 'cope_interp', 'CoPE', 'describe_pes']
+           'cope_positions', 'cope_interp', 'CoPE', 'PRoPE', 'fox_bias', 'FoX', 'describe_pes']
 
 # %% ../nbs/00_encodings.ipynb #50e95419
 PE_REGISTRY: dict[str, type] = {}
@@ -903,6 +903,55 @@ class CoPE(PosEnc):
         B, H, T, _ = q.shape
         rows = rows or max(8, min(T, (1 << 19) // max(1, B * H * T)))   # rows per block: fewer, larger ops for 2 threads
         return _CoPEAttention.apply(q.contiguous(), k.contiguous(), v.contiguous(), self.e[layer].to(q.dtype), rows)
+
+# %% ../nbs/00_encodings.ipynb #8583b491
+@register('prope')
+class PRoPE(RoPE):
+    "p-RoPE: RoPE whose lowest-frequency pairs (all but the fraction p) are not rotated (Barbero et al., 2025)."
+    def __init__(self, d_model, n_heads, n_layers=1, max_len=1024, causal=False,
+                 p:float=0.75, # fraction of the frequency pairs kept, the highest frequencies (1: RoPE, 0: NoPE)
+                 base:float=10000., # θ_i = base^(−2i/d_head) for the kept pairs
+                 layout:str='half'): # as RoPE's
+        if not 0 <= p <= 1: raise ValueError(f"prope: p must be in [0, 1], got {p}")
+        super().__init__(d_model, n_heads, n_layers, max_len, causal, base=base, layout=layout)
+        self.p, self.kept = p, int(round(p * self.rot / 2))
+        self.inv_freq[self.kept:] = 0.      # angle 0 at every position: those pairs pass through unrotated
+    def set_scaling(self, *args, **kw):
+        "RoPE's `set_scaling`, the removed pairs kept unrotated."
+        super().set_scaling(*args, **kw)
+        self.inv_freq[self.kept:] = 0.
+        return self
+
+# %% ../nbs/00_encodings.ipynb #39f6da00
+def fox_bias(log_f:torch.Tensor, # log forget gates (…, T) of the keys
+             q_pos:torch.Tensor=None) -> torch.Tensor: # the queries' indices into the keys (default: all of them)
+    "D_ij = Σ_{l=j+1..i} log f_l for j ≤ i and −inf after the query, (…, Tq, T), in float32 or finer."
+    c = log_f.float().cumsum(-1) if log_f.dtype in (torch.float16, torch.bfloat16) else log_f.cumsum(-1)
+    i = torch.arange(c.shape[-1], device=c.device) if q_pos is None else q_pos
+    d = c[..., i, None] - c[..., None, :]
+    return d.masked_fill(torch.arange(c.shape[-1], device=c.device)[None] > i[:, None], float('-inf'))
+
+@register('fox')
+class FoX(PosEnc):
+    "Forgetting Transformer: logits + Σ log σ(w·k_l + b) over the tokens l between key and query (data-dependent decay); causal only."
+    causal_only = True
+    takes_positions = True   # it reads no position index
+    def __init__(self, d_model, n_heads, n_layers=1, max_len=1024, causal=False,
+                 init_bias:float=0.): # b at the start, per head: every gate starts at σ(b)
+        super().__init__(d_model, n_heads, n_layers, max_len, causal)
+        if not causal:
+            raise ValueError("fox: the forget gates multiply along the tokens between key and query in one direction, "
+                             "which defines them for causal attention only; use it in a decoder-only model (kind 'lm')")
+        self.w = nn.Parameter(torch.zeros(n_layers, n_heads, self.d_head))
+        self.b = nn.Parameter(torch.full((n_layers, n_heads), float(init_bias)))
+    def log_gates(self, k, layer:int):
+        "log f_t = log σ(w_h·k_t + b_h) of every key, (B, H, Tk)."
+        return F.logsigmoid(torch.einsum('bhtd,hd->bht', k, self.w[layer].to(k.dtype)) + self.b[layer].to(k.dtype)[:, None])
+    def qk_bias(self, q, k, q_off, k_off, layer):
+        "−c_j as a (B, H, 1, Tk) key bias (float32/64: c_i cancels in the softmax), else the full c_i − c_j in float32."
+        lf = self.log_gates(k, layer)
+        if q.dtype in (torch.float32, torch.float64): return -lf.cumsum(-1).unsqueeze(2)
+        return fox_bias(lf, torch.arange(q.shape[2], device=q.device) + (q_off - k_off))
 
 # %% ../nbs/00_encodings.ipynb #0013d036
 def describe_pes() -> list[dict]:

@@ -185,6 +185,19 @@ $e_0, \dots, e_{n-1}$ ($n$ = `npos_max` = 64, larger $p$ clamped to $n-1$); each
 heads, started at zero, and $q_i\cdot e$ is not divided by $\sqrt{d_h}$. With all gates open, $p_{ij} = i-j+1$ is
 the token distance; gates that open only at, say, sentence ends count sentences instead. The sum runs from the key up
 to the query, so CoPE runs only in causal stacks.
+
+**p-RoPE** (Barbero et al., 2025). RoPE with its slowest pairs left unrotated: of the $d_h/2$ frequency pairs, the
+fraction $p$ with the highest frequencies keeps $\theta_i = 10000^{-2i/d_h}$ and the rest get $\theta_i = 0$, so those
+coordinates carry content with no position at all ($p = 0.75$ here; $p = 1$ is RoPE, $p = 0$ NoPE). The authors find
+that trained models use RoPE's lowest frequencies as such position-free channels anyway, and that they drift over
+long contexts.
+
+**FoX** (Lin et al., 2025). A forget gate per head and token, $f_t = \sigma(w\cdot k_t + b)$, adds
+$\sum_{l=j+1}^{i} \log f_l$ to the logit of key $j$ at query $i$: each token passed on the way back from the query
+multiplies the key's weight by its gate. A constant gate gives ALiBi's linear penalty; gates read from the tokens
+let a head forget quickly in one place and remember far back in another. The paper's gate reads the layer's input
+$x_t$; here it reads the head's key $k_t = W_k x_t + b_k$ (the attention's hooks see queries and keys), started at
+$f = 1/2$. Causal stacks only, and no other positional encoding, as in the paper.
 """
 
 def sec_encodings(ctx:ReportContext) -> str:

@@ -298,7 +298,8 @@ def boot_p(boot_a:np.ndarray, boot_b:np.ndarray) -> float:
 
 # %% ../nbs/10b_results.ipynb #a1b2c3d5
 PE_CATEGORY = {'none': 'none', 'sinusoidal': 'additive', 'learnable': 'additive', 'layerwise': 'additive',
-               'rope': 'rotary', 'xpos': 'rotary', 'alibi': 'bias', 't5': 'bias', 'fire': 'bias', 'kerple': 'bias',
+               'rope': 'rotary', 'xpos': 'rotary', 'prope': 'rotary',
+               'alibi': 'bias', 't5': 'bias', 'fire': 'bias', 'kerple': 'bias', 'fox': 'bias',
                # logit terms that depend on the query's content (q·a_{j−i}, q·W r, k·W r, σ(q·k) gates): the contextual forms
                'shaw': 'contextual', 'xl': 'contextual', 'deberta': 'contextual', 'cope': 'contextual'}
 TIME_TARGETS = {'additive': 1.10, 'rotary': 1.10, 'bias': 1.25, 'contextual': 1.6} # step time ÷ none at T=512, on the CPU
