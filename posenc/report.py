@@ -1089,13 +1089,16 @@ def sec_scope(ctx:ReportContext) -> str:
            + (f"; not on {', '.join(t for t in tasks if t not in ok)}" if len(ok) < len(tasks) else '')
            + "; an encoding that fails where the others pass is worth a look in the task's section.")
     out.append(f"- **What they show:** {can}")
-    if seeds[0] < 2:
+    one = [t for t in tasks if len({r['seed'] for r in select(done, task=t)}) < 2]
+    if len(one) == len(tasks):
         out.append("- **What they cannot show:** a ranking. With one seed, no difference between two encodings is tested "
                    "against seed-to-seed variation, so a test in @sec-conclusions covers the resampling of test sentences at most, "
                    "not training.")
     else:
         out.append("- **What they cannot show:** differences smaller than the spread between seeds; the tests in "
-                   "@sec-conclusions say which differences clear it, and each says what it covers.")
+                   "@sec-conclusions say which differences clear it, and each says what it covers"
+                   + (f". {', '.join(one)} ran one seed per encoding: there no test covers training variance, only the "
+                      "resampling of test sentences." if one else '.'))
     if not full:
         out.append(("- **Short budgets** favour the encodings that learn fastest; a ranking at this budget need not hold when "
                     "every model is trained to the end. " if short else "- ")
