@@ -286,20 +286,25 @@ def _prepare_mlm(task, p, seed):
                      dict(description=corpus.description, train_tokens_available=len(tr), valid_tokens=len(va)))
 
 def _by_test_set(parts:dict, test:list, hyps:dict, model, tok, extras:dict, p:dict) -> dict:
-    "Beam BLEU/chrF of each test set: the official ones are slices of the scored test, extra ones are decoded here."
+    "Beam BLEU/chrF of each test set (official: slices of the scored test; extra: decoded here); hyps['sets'] gets its lines."
     out, i, n_test = {}, 0, len(hyps['ref'])
+    hyps['sets'] = {}
+    files = lambda name: dict(hyp=f"by_test_set/{name.replace('/', '_')}.hyp.txt", ref=f"by_test_set/{name.replace('/', '_')}.ref.txt")
     for name, n in parts.items():
         j = min(i + n, n_test)
         if j > i:
             s = mt_scores(hyps['beam'][i:j], hyps['ref'][i:j])
-            out[name] = dict(bleu=s['bleu'], chrf=s['chrf'], sentences=j - i, extra=False, copy_source=copy_source_scores(test[i:j]))
+            out[name] = dict(bleu=s['bleu'], chrf=s['chrf'], sentences=j - i, extra=False, copy_source=copy_source_scores(test[i:j]),
+                             **files(name))
+            hyps['sets'][name] = (hyps['beam'][i:j], hyps['ref'][i:j])
         i += n
     for name, ps in extras.items():
         beam = translate(model, tok, [s for s, _ in ps], beam_size=p['beam_size'], length_penalty=p['length_penalty'],
                          max_len_a=p['max_len_a'], max_len_b=p['max_len_b'], batch_size=p['decode_batch'],
                          max_src_len=p['max_src_len'])
         s = mt_scores(beam, [r for _, r in ps])
-        out[name] = dict(bleu=s['bleu'], chrf=s['chrf'], sentences=len(ps), extra=True, copy_source=copy_source_scores(ps))
+        out[name] = dict(bleu=s['bleu'], chrf=s['chrf'], sentences=len(ps), extra=True, copy_source=copy_source_scores(ps), **files(name))
+        hyps['sets'][name] = (beam, [r for _, r in ps])
     return out
 
 def _prepare_seq2seq(task, p, seed):
@@ -430,6 +435,10 @@ def _evaluate(out:Path, ident:dict, model, prep:_Prepared, trainer, summ:dict, r
     if hyps is not None:
         for k in ('greedy', 'beam'): _write_lines(out/f'hyp.{k}.txt', hyps[k])
         _write_lines(out/'ref.txt', hyps['ref'])
+        for name, (h, r) in hyps.get('sets', {}).items():    # each test set on its own: `sacrebleu REF -i HYP` re-scores it
+            rec = res['by_test_set'][name]
+            (out/'by_test_set').mkdir(exist_ok=True)
+            _write_lines(out/rec['hyp'], h); _write_lines(out/rec['ref'], r)
     _save_attention(out/'attention.npz', attention_maps(model, **{k: v.to(trainer.device) for k, v in prep.attn_input.items()}),
                     prep.tok, prep.attn_input)
     _save_pe(out/'pe.npz', model)
@@ -537,6 +546,9 @@ def check_run_dir(run_dir:str|Path) -> dict:
     if m['kind'] == 'seq2seq':
         n = len((d/'ref.txt').read_text().splitlines())
         for f in ('hyp.greedy.txt', 'hyp.beam.txt'): assert len((d/f).read_text().splitlines()) == n, f
+        for name, s in (m.get('by_test_set') or {}).items():   # runs from before these files have no 'hyp' key
+            for f in (s[k] for k in ('hyp', 'ref') if k in s):
+                assert len((d/f).read_text().splitlines()) == s['sentences'], f"{d}: {f} is not {s['sentences']} lines"
     log = read_jsonl(d/'log.jsonl')
     assert log and all({'step', 'time', 'tokens', 'train_loss', 'lr', 'tok_per_s'} <= set(r) for r in log)
     return m
