@@ -95,8 +95,8 @@ class PosEnc(nn.Module):
     def key_terms(self, k, layer:int): return None
     def qk_bias(self, q, k, q_off:int, k_off:int, layer:int): return None
     def attend(self, q, k, v, layer:int):
-        "softmax(q·kᵀ/√d + the scheme's terms)·v of a causal self-attention block; only where `own_attention`."
-        raise NotImplementedError(f"{self.name} has no attention of its own (own_attention is False)")
+        "softmax(q·kᵀ/√d + the scheme's terms)·v of a causal self-attention block where `own_attention`; None: no such path."
+        return None
     def extra_repr(self): return f"name={self.name!r}, causal={self.causal}"
 
     def positions(self, off:int, T:int, device=None) -> torch.Tensor:
@@ -926,7 +926,7 @@ class PRoPE(RoPE):
 def fox_bias(log_f:torch.Tensor, # log forget gates (…, T) of the keys
              q_pos:torch.Tensor=None) -> torch.Tensor: # the queries' indices into the keys (default: all of them)
     "D_ij = Σ_{l=j+1..i} log f_l for j ≤ i and −inf after the query, (…, Tq, T), in float32 or finer."
-    c = log_f.float().cumsum(-1) if log_f.dtype in (torch.float16, torch.bfloat16) else log_f.cumsum(-1)
+    c = log_f.to(torch.promote_types(log_f.dtype, torch.float32)).cumsum(-1)
     i = torch.arange(c.shape[-1], device=c.device) if q_pos is None else q_pos
     d = c[..., i, None] - c[..., None, :]
     return d.masked_fill(torch.arange(c.shape[-1], device=c.device)[None] > i[:, None], float('-inf'))

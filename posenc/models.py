@@ -83,9 +83,6 @@ class Dropout(nn.Module):
     def extra_repr(self): return f"p={self.p}"
 
 # %% ../nbs/02_models.ipynb #9f127ebb
-_ZERO = {}
-def _zero(like): return _ZERO.setdefault((like.dtype, like.device), like.new_zeros(()))   # a 0-d input that beta=0 ignores
-
 class _FFNDropout(torch.autograd.Function):
     "W₂·(act(W₁x + b₁) ∘ mask)·s + b₂ with s = 1/(1 − p) in the matmuls' alpha; x is (N, D)."
     @staticmethod
@@ -108,17 +105,16 @@ class _FFNDropout(torch.autograd.Function):
         return da @ w1, da.t() @ x, da.sum(0), torch.mm(g.t(), h).mul_(s), g.sum(0), None, None
 
 class _ResidualDropout(torch.autograd.Function):
-    "x + f ∘ mask · s in one pass, and the same for f's gradient."
+    "x + f ∘ mask·s in one pass (no separate add); f's gradient is g ∘ mask·s."
     @staticmethod
     def forward(ctx, x, f, t):
-        keep = keep_mask(f.shape, t, f.device, f.dtype)
-        ctx.s = 65536 / (65536 - t)
+        keep = keep_mask(f.shape, t, f.device, f.dtype).mul_(65536 / (65536 - t))   # 0 or s, as `Dropout`'s
         ctx.save_for_backward(keep)
-        return torch.addcmul(x, f, keep, value=ctx.s)
+        return torch.addcmul(x, f, keep)
     @staticmethod
     def backward(ctx, g):
         keep, = ctx.saved_tensors
-        return g, torch.addcmul(_zero(g), g, keep, value=ctx.s), None
+        return g, g * keep, None
 
 def _fusable(d:Dropout, x:torch.Tensor) -> bool:
     return d.training and d.t > 0 and x.device.type == 'cpu' and torch.is_grad_enabled()
