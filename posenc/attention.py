@@ -187,8 +187,9 @@ class MultiHeadAttention(nn.Module):
         p_drop = self.dropout if self.training else 0.
         causal_self = need_causal and Tq == Tk and q_off == k_off
         if pe is not None and pe.own_attention and bias is None and key_pad is None \
-                and self.path(q, causal=causal_self, p_drop=p_drop, own=True) == 'scheme':
-            return self.out(pe.attend(q, k, v, layer).transpose(1, 2).reshape(B, Tq, D))
+                and self.path(q, causal=causal_self, p_drop=p_drop, own=True) == 'scheme' \
+                and (o := pe.attend(q, k, v, layer)) is not None:          # None: not in this layer (a schedule's)
+            return self.out(o.transpose(1, 2).reshape(B, Tq, D))
         terms, kr, qkb = _pe_terms(pe, q, k, q_off, k_off, layer)
         qr, av = terms if terms is not None else (None, None)
         if qr is not None and kr is not None and qr.shape[-1] != kr.shape[-1]:

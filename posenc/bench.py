@@ -9,7 +9,7 @@ from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 import torch
 import torch.nn.functional as F
-from .encodings import pe_names, PE_REGISTRY
+from .encodings import pe_names, PE_REGISTRY, is_pe
 from .models import build_model
 from .tokenize import PAD_ID, BOS_ID, EOS_ID
 from .io import write_json
@@ -219,9 +219,10 @@ QUICK = dict(lengths=(16, 32), d_model=32, n_heads=2, n_layers=1, vocab_size=64,
 def bench_pes(pes:list=None) -> list[str]:
     "The encodings to benchmark: `pes` (checked against the registry) or every registered one, in registration order."
     if not pes: return list(PE_REGISTRY)
-    bad = [p for p in pes if p not in PE_REGISTRY]
-    if bad: raise ValueError(f"Unknown positional encoding(s) {', '.join(bad)}. Valid names: {', '.join(PE_REGISTRY)}")
-    return [p for p in PE_REGISTRY if p in pes]
+    bad = [p for p in pes if not is_pe(p)]
+    if bad: raise ValueError(f"Unknown positional encoding(s) {', '.join(bad)}. Valid names: {', '.join(PE_REGISTRY)}, "
+                             "or a per-layer schedule of them such as 'rope*3+none'")
+    return [p for p in PE_REGISTRY if p in pes] + [p for p in pes if p not in PE_REGISTRY]
 
 def _build_steps(cfgs, res, log):
     "`make_step` for every configuration; one that fails to build is left out with a note (returns the ones built)."

@@ -197,10 +197,10 @@ def train(task:str, # the task, e.g. copy, shakespeare, ted-small
     "Run one experiment (a task, an encoding, a seed) through the sweep's template, run folder and resume."
     import os
     from posenc import sweep as sw
-    from posenc.encodings import PE_REGISTRY
+    from posenc.encodings import get_pe
     sets = dict(parse_set(s) for s in ([set] if isinstance(set, str) else (set or [])))
     if task not in sw.TASK_TEMPLATES: raise ValueError(f"Unknown task {task!r}. Valid tasks: {', '.join(sw.TASK_TEMPLATES)}")
-    if pe not in PE_REGISTRY: raise ValueError(f"Unknown encoding {pe!r}. Valid encodings: {', '.join(PE_REGISTRY)}")
+    get_pe(pe)   # an unknown name fails, listing the valid ones
     if profile is None: name, params = 'adhoc', {}
     else:
         base = sw.PROFILES[profile] if profile in sw.PROFILES else sw.check_profile(sw.load_profile(profile), profile) \

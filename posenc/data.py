@@ -9,12 +9,12 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 # %% auto #0
-__all__ = ['META_TAGS', 'PREP', 'DATA_ENV', 'ARCHIVES', 'TATOEBA_HELDOUT', 'SETS', 'CORPORA', 'DataError', 'read_text',
-           'unescape', 'clean', 'read_tags', 'Seg', 'read_segs', 'read_lines', 'read_tsv', 'read_hansard',
+__all__ = ['META_TAGS', 'PREP', 'DATA_ENV', 'ARCHIVES', 'TATOEBA_HELDOUT', 'EUROPARL_HELDOUT', 'SETS', 'CORPORA', 'DataError',
+           'read_text', 'unescape', 'clean', 'read_tags', 'Seg', 'read_segs', 'read_lines', 'read_tsv', 'read_hansard',
            'detect_format', 'load_pairs', 'moses_detok', 'strip_diacritics', 'dedupe', 'holdout_split', 'data_roots',
            'download_root', 'file_digest', 'fetch', 'unpack', 'Archive', 'DataFile', 'locate_all', 'locate',
-           'ParallelSet', 'resolve_sets', 'set_files', 'load_set', 'Corpus', 'CorpusSpec', 'get_corpus', 'TextCorpus',
-           'split_text', 'tinyshakespeare']
+           'ParallelSet', 'resolve_sets', 'set_files', 'load_set', 'Corpus', 'CorpusSpec', 'train_overlap',
+           'get_corpus', 'TextCorpus', 'split_text', 'tinyshakespeare']
 
 # %% ../nbs/03_data.ipynb #a9b958c9
 class DataError(ValueError):
@@ -433,6 +433,7 @@ _TATOEBA = DataFile((f'{_X}/tatoeba_2019/fra.txt',), 'tatoeba-fra-eng')
 _HANSARD = lambda part: DataFile((f'{_X}/hansard36/{part}', f'hansard36/{part}'), is_dir=True)
 _M30K = lambda name, s: _plain(f'multi30k/{name}', (f'{_X}/multi30k_task1/{s}.fr',), (f'{_X}/multi30k_task1/{s}.en',), None)
 TATOEBA_HELDOUT = 2000 # pairs of Tatoeba held out as an in-domain test set
+EUROPARL_HELDOUT = 1500 # pairs of the Europarl subset held out as an in-domain test set
 
 SETS = {s.name: s for s in [
     *[_iwslt16(s) for s in ['dev2010', 'tst2010', 'tst2011', 'tst2012', 'tst2013', 'tst2014']],
@@ -460,6 +461,9 @@ SETS = {s.name: s for s in [
                                ('test2017', 'test_2017_flickr'), ('mscoco2017', 'test_2017_mscoco')]],
     _plain('europarl-20k', (f'{_X}/europarl_v7_subset20k_tok/europarl-v7.fr-en.fr',),
            (f'{_X}/europarl_v7_subset20k_tok/europarl-v7.fr-en.en',), None, prep=('moses-detok',)),
+    *[ParallelSet(f'europarl-20k/{n}', ((DataFile((f'{_X}/europarl_v7_subset20k_tok/europarl-v7.fr-en.fr',)),
+                                         DataFile((f'{_X}/europarl_v7_subset20k_tok/europarl-v7.fr-en.en',))),), 'plain',
+                  prep=('moses-detok',), holdout=(EUROPARL_HELDOUT, part)) for n, part in (('heldout', 'heldout'), ('train', 'rest'))],
     _plain('newstest2012', (f'{_X}/newstest2012_tok/newstest2012.fr',), (f'{_X}/newstest2012_tok/newstest2012.en',), None,
            prep=('moses-detok',)),
 ]}
@@ -559,6 +563,7 @@ class CorpusSpec:
     extra_tests:tuple=() # test sets scored on their own (in `Corpus.tests`), not part of `test`
     strip_fr:bool=False # strip diacritics from every French input (train, valid, test): Hansard's French is ASCII
     dedupe:bool=False # drop duplicate training pairs and those whose source is in valid or a test set; count them
+    disjoint:bool=False # also drop training pairs sharing a sentence, either side and whitespace-normalised, with valid or a test set
     @property
     def sets(self) -> tuple: return self.train + self.valid + self.test + self.extra_tests
 
@@ -597,12 +602,30 @@ CORPORA = {
     'wmt-europarl-hansard': CorpusSpec(_WMT_EP.format(" + the Canadian Hansard of the 36th Parliament (Training folder, "
         "exact duplicate pairs dropped; its French has no diacritics)") + _NOT_OFFICIAL.format('WMT14'),
         ('europarl-20k', 'europarl-3k', 'hansard36/train'), ('newstest2012',), ('newstest2014',), strip_fr=True, dedupe=True),
+    'europarl': CorpusSpec("Europarl fr→en, the WMT14 training corpus at small scale (files in ../shared/data only): "
+        "train = the 20,000-line Europarl v7 subset (Moses-tokenized there, detokenized here with sacremoses) without a "
+        f"held-out slice of {EUROPARL_HELDOUT:,} pairs, + lines 1–2,500 of Europarl v7; valid = Europarl v7 lines "
+        f"2,501–3,000; test = the {EUROPARL_HELDOUT:,} held-out Europarl pairs (in-domain: WMT14's own training "
+        "distribution); a second test set, scored on its own: the full newstest2014 (3,003, the standard WMT14 test "
+        "set; news, out of domain for this training data). No valid or test sentence, French or English, "
+        "whitespace-normalised, occurs in training. " + _NOT_OFFICIAL.format('WMT14'),
+        ('europarl-20k/train', 'europarl-3k/train'), ('europarl-3k/valid',), ('europarl-20k/heldout',),
+        extra_tests=('newstest2014',), dedupe=True, disjoint=True),
     'multi30k': CorpusSpec("Multi30k task 1 fr→en (Flickr30k image captions, a sanity check that a small model translates "
         "at all): train = train (29,000), valid = val (1,014), test = test2016 flickr (1,000); extra test sets scored on "
         "their own: test2017 flickr (1,000) and mscoco2017 (461). Not a WMT or IWSLT corpus.",
         ('multi30k/train',), ('multi30k/val',), ('multi30k/test2016',),
         extra_tests=('multi30k/test2017', 'multi30k/mscoco2017'), dedupe=True),
 }
+
+_ws = lambda s: ' '.join(s.split())
+def _sentences(*splits) -> set: return {_ws(s) for pairs in splits for p in pairs for s in p}
+
+def train_overlap(corpus:Corpus) -> dict:
+    "For each valid/test set, how many of its pairs share a sentence (either side, whitespace-normalised) with training."
+    seen = _sentences(corpus.train)
+    sets = {'valid': corpus.valid, **corpus.tests}
+    return {k: sum(_ws(a) in seen or _ws(b) in seen for a, b in v) for k, v in sets.items()}
 
 def _why(removed): return ', '.join(f"{n:,} {why}" for why, n in removed.items() if n)
 
@@ -642,6 +665,10 @@ def get_corpus(name:str, # a key of `CORPORA`
         held = {a for a, _ in valid} | {a for ps in tests.values() for a, _ in ps}
         n = len(train); train = [p for p in train if p[0] not in held]
         removed['train']['with their source in valid or a test set'] = n - len(train)
+        if spec.disjoint:
+            seen = _sentences(valid, *tests.values())
+            n = len(train); train = [p for p in train if _ws(p[0]) not in seen and _ws(p[1]) not in seen]
+            removed['train']['sharing a sentence (either side, whitespace-normalised) with valid or a test set'] = n - len(train)
         description = f"{description} {_counts(spec, parts, removed, tests, len(train))}"
     return Corpus(name, description, train, valid, test,
                   dropped={k: sum(loaded[s][1] for s in getattr(spec, k)) for k in ('train', 'valid', 'test')},

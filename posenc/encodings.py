@@ -10,11 +10,13 @@ import torch.nn as nn
 import torch.nn.functional as F
 
 # %% auto #0
-__all__ = ['PE_REGISTRY', 'register', 'pe_names', 'get_pe', 'pe_options', 'make_pe', 'rel_pos', 'PosEnc', 'NoPE', 'diagonal_sums',
-           'ToeplitzBias', 'toeplitz_bias', 'sinusoid_freqs', 'sinusoid_at', 'sinusoid_table', 'SinusoidalPE',
-           'LearnablePE', 'LayerwisePE', 'ShawPE', 't5_bucket', 'T5PE', 'rope_inv_freq', 'RoPE', 'XPos', 'alibi_slopes',
-           'AlibiPE', 'inv_softplus', 'KerplePE', 'piecewise_mlp', 'FirePE', 'TransformerXLPE', 'DebertaPE',
-           'cope_positions', 'cope_interp', 'CoPE', 'PRoPE', 'fox_bias', 'FoX', 'describe_pes']
+__all__ = ['PE_REGISTRY', 'SCHEDULE_SYNTAX', 'register', 'pe_names', 'get_pe', 'is_pe', 'pe_options', 'make_pe', 'rel_pos',
+           'PosEnc', 'NoPE', 'diagonal_sums', 'ToeplitzBias', 'toeplitz_bias', 'sinusoid_freqs', 'sinusoid_at',
+           'sinusoid_table', 'SinusoidalPE', 'LearnablePE', 'LayerwisePE', 'ShawPE', 't5_bucket', 'T5PE',
+           'rope_inv_freq', 'RoPE', 'XPos', 'alibi_slopes', 'AlibiPE', 'inv_softplus', 'KerplePE', 'piecewise_mlp',
+           'FirePE', 'TransformerXLPE', 'DebertaPE', 'cope_positions', 'cope_interp', 'CoPE', 'PRoPE', 'fox_bias',
+           'FoX', 'is_schedule', 'schedule_terms', 'parse_schedule', 'Schedule', 'schedule_class', 'register_schedule',
+           'pe_slug', 'describe_pes']
 
 # %% ../nbs/00_encodings.ipynb #50e95419
 PE_REGISTRY: dict[str, type] = {}
@@ -35,16 +37,26 @@ def pe_names(bidirectional:bool=False) -> list[str]: # True: only the schemes a 
     return sorted(n for n, c in PE_REGISTRY.items() if not (bidirectional and c.causal_only))
 
 def get_pe(name:str) -> type:
-    "The scheme class registered as `name`; an unknown name lists the valid ones."
-    if name not in PE_REGISTRY:
-        raise ValueError(f"Unknown positional encoding {name!r}. Valid names: {', '.join(pe_names())}")
-    return PE_REGISTRY[name]
+    "The scheme class registered as `name` (or built for a per-layer schedule's spelling); an unknown name lists the valid ones."
+    if name in PE_REGISTRY: return PE_REGISTRY[name]
+    if isinstance(name, str) and ('+' in name or '*' in name): return schedule_class(name)   # see the schedules, below
+    raise ValueError(f"Unknown positional encoding {name!r}. Valid names: {', '.join(pe_names())}, or a per-layer "
+                     "schedule of them such as 'rope*3+none'")
+
+def is_pe(name:str) -> bool:
+    "True when `get_pe(name)` succeeds: a registered scheme or a valid per-layer schedule."
+    try: get_pe(name); return True
+    except (ValueError, TypeError): return False
 
 # %% ../nbs/00_encodings.ipynb #b8136c20
 def pe_options(name:str) -> dict:
     "The scheme-specific options of `name` with their defaults."
+    cls = get_pe(name)
+    if getattr(cls, 'spec', None):     # a schedule takes the options of its schemes, each passed to the schemes that have it
+        pattern, fill = schedule_terms(cls.spec)
+        return {k: v for n in dict.fromkeys(pattern + [fill] * bool(fill)) for k, v in pe_options(n).items()}
     common = set(inspect.signature(PosEnc.__init__).parameters)
-    sig = inspect.signature(get_pe(name).__init__).parameters
+    sig = inspect.signature(cls.__init__).parameters
     return {k: p.default for k, p in sig.items() if k not in common}
 
 def make_pe(name:str, # registered name, see `pe_names()`
@@ -952,6 +964,113 @@ class FoX(PosEnc):
         lf = self.log_gates(k, layer)
         if q.dtype in (torch.float32, torch.float64): return -lf.cumsum(-1).unsqueeze(2)
         return fox_bias(lf, torch.arange(q.shape[2], device=q.device) + (q_off - k_off))
+
+# %% ../nbs/00_encodings.ipynb #3bd61860
+import re
+_TERM = re.compile(r'([A-Za-z][A-Za-z0-9_-]*)(?:\*(\d*))?')
+SCHEDULE_SYNTAX = ("NAME or NAME*K terms joined by '+': 'rope*3+none' repeats RoPE, RoPE, RoPE, NoPE over the depth; "
+                   "a last term NAME* fills the remaining layers, as in 'rope+none*'")
+
+def is_schedule(name:str) -> bool:
+    "True when `name` is spelled as a per-layer schedule (it contains `+` or `*`)."
+    return isinstance(name, str) and ('+' in name or '*' in name)
+
+def _layerable(name:str) -> bool:
+    c = PE_REGISTRY.get(name)
+    return c is not None and not issubclass(c, Schedule) and c.embed is PosEnc.embed
+
+def schedule_terms(spec:str) -> tuple[list[str], str|None]:
+    "The repeated pattern of `spec` and its fill scheme (None when the pattern repeats); fails on a bad spelling or name."
+    pattern, fill, terms = [], None, spec.split('+')
+    for i, t in enumerate(terms):
+        m = _TERM.fullmatch(t.strip())
+        if m is None: raise ValueError(f"schedule {spec!r}: cannot read the term {t!r}; a schedule is {SCHEDULE_SYNTAX}")
+        name, k = m.groups()
+        if not _layerable(name):
+            ok = ', '.join(n for n in pe_names() if _layerable(n))
+            why = ("acts on the token embeddings before the first layer and has no per-layer form" if name in PE_REGISTRY
+                   and not issubclass(PE_REGISTRY[name], Schedule) else "is not a registered scheme")
+            raise ValueError(f"schedule {spec!r}: {name!r} {why}. Schemes a schedule can use: {ok}")
+        if k == '':
+            if i != len(terms) - 1: raise ValueError(f"schedule {spec!r}: only the last term may fill the remaining layers ({t!r})")
+            fill = name
+        elif k is not None and int(k) < 1: raise ValueError(f"schedule {spec!r}: {t!r} repeats a scheme 0 times; use K ≥ 1")
+        else: pattern += [name] * int(k or 1)
+    return pattern, fill
+
+def parse_schedule(spec:str, # e.g. 'rope*3+none' or 'rope+none*'
+                   n_layers:int) -> list[str]: # layers in the stack
+    "The scheme of each layer of an `n_layers` stack under the schedule `spec`."
+    pattern, fill = schedule_terms(spec)
+    if fill is None: return [pattern[l % len(pattern)] for l in range(n_layers)]
+    if len(pattern) > n_layers:
+        raise ValueError(f"schedule {spec!r}: names {len(pattern)} layer(s) before its fill term, but the stack has {n_layers}")
+    return pattern + [fill] * (n_layers - len(pattern))
+
+class Schedule(PosEnc):
+    "A scheme per layer (see `parse_schedule`): every hook is passed to the scheme of its layer, shared biases per layer."
+    spec = None   # the schedule's spelling (set on each schedule's class by `schedule_class`)
+    def __init__(self, d_model, n_heads, n_layers=1, max_len=1024, causal=False, **opts):
+        super().__init__(d_model, n_heads, n_layers, max_len, causal)
+        self.name, self.layer_names = self.spec, parse_schedule(self.spec, n_layers)
+        names = list(dict.fromkeys(self.layer_names))
+        self.route = [(n, self.layer_names[:l].count(n)) for l, n in enumerate(self.layer_names)]   # (scheme, its own layer index)
+        def build(n):
+            own = {k: v for k, v in opts.items() if k in pe_options(n)}
+            try: return make_pe(n, d_model, n_heads, self.layer_names.count(n), max_len, causal, **own)
+            except ValueError as e: raise ValueError(f"schedule {self.spec!r}: {e}") from None
+        self.schemes = nn.ModuleDict({n: build(n) for n in names})
+        self.needs_probs = any(s.needs_probs for s in self.schemes.values())
+        self._pos_map = None
+    @property
+    def pos_map(self): return self._pos_map
+    @pos_map.setter
+    def pos_map(self, v):
+        self._pos_map = v
+        for s in self.schemes.values(): s.pos_map = v
+    def at(self, layer:int) -> tuple[PosEnc, int]:
+        "The scheme of `layer` and the index of that layer among its own."
+        n, l = self.route[layer]
+        return self.schemes[n], l
+    def block(self, x, layer, off=0): s, l = self.at(layer); return s.block(x, l, off)
+    def qk(self, q, k, q_off, k_off, layer): s, l = self.at(layer); return s.qk(q, k, q_off, k_off, l)
+    def qbias(self, q, Tk, q_off, k_off, layer): s, l = self.at(layer); return s.qbias(q, Tk, q_off, k_off, l)
+    def values(self, p, q_off, k_off, layer): s, l = self.at(layer); return s.values(p, q_off, k_off, l)
+    def clipped_terms(self, q, layer): s, l = self.at(layer); return s.clipped_terms(q, l)
+    def key_terms(self, k, layer): s, l = self.at(layer); return s.key_terms(k, l)
+    def attend(self, q, k, v, layer):
+        s, l = self.at(layer)
+        return s.attend(q, k, v, l) if s.own_attention else None
+    def qk_bias(self, q, k, q_off, k_off, layer):
+        "The layer's scheme's shared bias (computed for this layer) plus its own q·k bias."
+        s, l = self.at(layer)
+        b = s.bias(q.shape[2], k.shape[2], q_off, k_off, q.device)
+        own = s.qk_bias(q, k, q_off, k_off, l)
+        return own if b is None else b if own is None else b + own
+    def extra_repr(self): return f"name={self.name!r}, layers={self.layer_names}, causal={self.causal}"
+
+_SCHEDULE_CLASSES = {}
+def schedule_class(spec:str) -> type:
+    "The `Schedule` subclass of the spelling `spec`, its class attributes those of its schemes together."
+    if spec not in _SCHEDULE_CLASSES:
+        pattern, fill = schedule_terms(spec)
+        cs = [PE_REGISTRY[n] for n in dict.fromkeys(pattern + ([fill] if fill else []))]
+        doc = f"Per-layer schedule {spec}: " + ', '.join(f"{c.name}" for c in cs) + f" by layer ({SCHEDULE_SYNTAX.split(':')[0]})"
+        _SCHEDULE_CLASSES[spec] = type(f'Schedule[{spec}]', (Schedule,), dict(
+            spec=spec, name=spec, __doc__=doc, causal_only=any(c.causal_only for c in cs),
+            takes_positions=all(c.takes_positions for c in cs), own_attention=any(c.own_attention for c in cs),
+            needs_probs=any(c.needs_probs for c in cs)))
+    return _SCHEDULE_CLASSES[spec]
+
+def register_schedule(spec:str):
+    "Register the schedule `spec` under its own spelling, so that sweeps over every registered scheme run it."
+    PE_REGISTRY[spec] = schedule_class(spec)
+
+def pe_slug(pe:str) -> str:
+    "`pe` as it appears in a folder name: a schedule's `*` written `x` (`rope*3+none` → `ropex3+none`)."
+    return pe.replace('*', 'x')
+
+for _spec in ('rope*3+none', 'rope+none*'): register_schedule(_spec)
 
 # %% ../nbs/00_encodings.ipynb #0013d036
 def describe_pes() -> list[dict]:

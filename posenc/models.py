@@ -9,7 +9,7 @@ from dataclasses import dataclass, field, asdict
 import torch
 import torch.nn as nn
 import torch.nn.functional as F
-from .encodings import PosEnc, make_pe, pe_names
+from .encodings import PosEnc, make_pe, pe_names, get_pe
 from .attention import MultiHeadAttention, KVCache
 from .kernels import linear_cross_entropy
 
@@ -40,7 +40,7 @@ class ModelConfig:
     pad_id:int = 0
     rand_pos:int = 0         # Ruoss et al. 2023: training draws sorted positions from [0, rand_pos); 0: off
     def __post_init__(self):
-        if self.pe not in pe_names(): make_pe(self.pe, self.d_model, self.n_heads)   # raises, listing valid names
+        get_pe(self.pe)   # an unknown name raises, listing the valid ones
         if self.activation not in ('gelu', 'relu'): raise ValueError(f"activation must be 'gelu' or 'relu', got {self.activation!r}")
         if not isinstance(self.rand_pos, int) or self.rand_pos < 0:
             raise ValueError(f"rand_pos must be 0 (off) or the number of positions to sample from, got {self.rand_pos!r}")

@@ -11,7 +11,7 @@ from pathlib import Path
 import numpy as np
 import torch
 import posenc
-from .encodings import pe_names, make_pe
+from .encodings import pe_names, make_pe, get_pe, pe_slug
 from .models import ModelConfig, build_model, param_counts
 from .data import get_corpus, tinyshakespeare, project_root
 from .tasks import TASK_KINDS, make_task
@@ -66,8 +66,8 @@ def recipe_params(task:str) -> dict:
     return {**_COMMON, **_KIND[task_kind(task)]}
 
 def run_name(task:str, pe:str, seed:int) -> str:
-    "Folder name of a run: `<task>__<pe>__s<seed>`."
-    return f"{task}__{pe}__s{seed}"
+    "Folder name of a run: `<task>__<pe>__s<seed>` (a schedule's `*` written `x`, see `pe_slug`)."
+    return f"{task}__{pe_slug(pe)}__s{seed}"
 
 # %% ../nbs/09_recipes.ipynb #fcac43e9
 TEMPLATE_EXTRAS = ('task', 'pe', 'seed', 'profile', 'out_dir',   # the run's identity
@@ -463,7 +463,7 @@ def run_experiment(task:str, # a name from `task_names()`
                    **params) -> RunResult: # see `recipe_params(task)`
     "Run one experiment end to end and write its run folder."
     kind = task_kind(task)
-    if pe not in pe_names(): raise ValueError(f"Unknown positional encoding {pe!r}. Valid names: {', '.join(pe_names())}")
+    get_pe(pe)   # an unknown name fails here, listing the valid ones
     p = check_params(task, params, pe)
     out = Path(out_dir) if out_dir is not None else project_root()/'runs'/'adhoc'/run_name(task, pe, seed)
     main = world is None or world.is_main   # with a world, rank 0 alone writes the run folder

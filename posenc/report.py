@@ -198,6 +198,13 @@ multiplies the key's weight by its gate. A constant gate gives ALiBi's linear pe
 let a head forget quickly in one place and remember far back in another. The paper's gate reads the layer's input
 $x_t$; here it reads the head's key $k_t = W_k x_t + b_k$ (the attention's hooks see queries and keys), started at
 $f = 1/2$. Causal stacks only, and no other positional encoding, as in the paper.
+
+**Per-layer schedules** (`rope*3+none`, `rope+none*`). Not a new formula but a choice per layer: each layer of a
+stack uses one of the schemes above. `rope*3+none` repeats three RoPE layers and one NoPE layer over the depth, the
+interleave of Llama 4's iRoPE and of SmolLM3, which drops RoPE in every fourth layer (Meta, 2025; Hugging Face, 2025);
+`rope+none*` keeps RoPE in the first layer only and leaves every later layer without a positional encoding, so
+position enters once and later layers must carry it in the residual stream. A stack of two or three layers has no
+fourth layer, so there `rope*3+none` is RoPE alone, and sweeps leave those runs out.
 """
 
 def sec_encodings(ctx:ReportContext) -> str:

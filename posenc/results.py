@@ -306,7 +306,14 @@ TIME_TARGETS = {'additive': 1.10, 'rotary': 1.10, 'bias': 1.25, 'contextual': 1.
 MEM_TARGETS = {'alibi': 1.3, 't5': 1.3} # peak step memory ÷ none at T=2048, any device
 
 def pe_category(pe:str) -> str:
-    "The scheme's kind for the cost targets: `PE_CATEGORY[pe]`, else 'other' (no target)."
+    "The scheme's kind for the cost targets: `PE_CATEGORY[pe]`; a per-layer schedule's costliest scheme's; else 'other' (no target)."
+    if pe not in PE_CATEGORY and ('+' in pe or '*' in pe):
+        from posenc.encodings import is_pe, schedule_terms
+        if is_pe(pe):
+            pattern, fill = schedule_terms(pe)
+            cats = [pe_category(n) for n in pattern + [fill] * bool(fill)]
+            order = ['none', *TIME_TARGETS, 'other']
+            return max(cats, key=order.index)
     return PE_CATEGORY.get(pe, 'other')
 
 def _verdict(v, limit, where):

@@ -128,10 +128,10 @@ def get_profile(name:str|Path|dict, # a key of `PROFILES`, a path to a TOML prof
     elif builtin: prof = dict(PROFILES[name], name=name)
     elif is_profile_file(name): prof = dict(check_profile(load_profile(name), name), name=profile_name(name))
     else: raise ValueError(f"Unknown profile {name!r}. Valid profiles: {', '.join(PROFILES)} (or a path to a .toml file)")
-    from posenc.encodings import PE_REGISTRY
+    from posenc.encodings import PE_REGISTRY, is_pe
     want = list(prof.get('pes') or PE_REGISTRY)
     # a built-in may name an encoding this version lacks; a dict or a user's file is taken as written (a file is checked)
-    prof['missing_pes'] = [p for p in want if p not in PE_REGISTRY] if builtin else []
+    prof['missing_pes'] = [p for p in want if not is_pe(p)] if builtin else []
     prof['pes'] = [p for p in want if p not in prof['missing_pes']]
     prof['seeds'] = list(prof.get('seeds') or [0])
     prof['task_seeds'] = dict(prof.get('task_seeds') or {})
@@ -150,7 +150,7 @@ class Job:
     params:dict = field(default_factory=dict) # template parameters besides task, pe, seed, profile, out_dir
     template:str = None # the notebook to execute
     @property
-    def name(self) -> str: return f"{self.task}__{self.pe}__s{self.seed}"
+    def name(self) -> str: return f"{self.task}__{self.pe.replace('*', 'x')}__s{self.seed}"   # `encodings.pe_slug`, torch-free
     def notebook_params(self, out_dir:str='.') -> dict:
         "Everything papermill injects into the template."
         return dict(task=self.task, pe=self.pe, seed=self.seed, profile=self.profile, out_dir=out_dir, **self.params)
@@ -173,13 +173,21 @@ def plan(profile:str|dict='smoke', # a key of `PROFILES` or a profile dict
     ts.sort(key=lambda t: _COST.get(TASK_TEMPLATES.get(t), 9))
     jobs = [Job(t, pe, s, prof['name'], prof['tasks'][t], str(template_path(t, templates)))
             for s in every if not seeds or s in seeds for t in ts if s in seeds_of(t) for pe in (pes or prof['pes'])
-            if not skips_task(pe, t)]
+            if not skips_task(pe, t, prof['tasks'][t])]
     return jobs
 
-def skips_task(pe:str, task:str) -> bool:
-    "True when `pe` is causal-only and `task`'s model has a bidirectional stack (an MLM, an encoder–decoder's encoder)."
-    from posenc.encodings import PE_REGISTRY
-    return getattr(PE_REGISTRY.get(pe), 'causal_only', False) and TASK_TEMPLATES.get(task) in ('mlm', 'translation')
+def skips_task(pe:str, task:str,
+               params:dict=None) -> bool: # the task's parameters in a profile: also skip a schedule that is one scheme there
+    """True when `pe` is causal-only and `task`'s model has a bidirectional stack (an MLM, an encoder–decoder's encoder);
+    with `params`, also when `pe` is a per-layer schedule that gives every layer of the task's model the same scheme
+    (`rope*3+none` on 2 or 3 layers is RoPE: a sweep would run RoPE again under another name)."""
+    from posenc.encodings import is_pe, get_pe, is_schedule, parse_schedule
+    if is_pe(pe) and get_pe(pe).causal_only and TASK_TEMPLATES.get(task) in ('mlm', 'translation'): return True
+    if params is None or not is_schedule(pe): return False
+    from posenc.recipes import recipe_params
+    p = {**recipe_params(task), **params}
+    depths = {p['n_layers'], (p.get('n_dec_layers') or p['n_layers']) if TASK_TEMPLATES.get(task) == 'translation' else p['n_layers']}
+    return all(len(set(parse_schedule(pe, n))) == 1 for n in depths)
 
 # %% ../nbs/10_sweep.ipynb #29e5aab8
 def template_params(path:str|Path) -> dict:
@@ -206,9 +214,10 @@ def check_profile(prof:dict, # a profile as `load_profile` returns it
                   path:str|Path='profile', # where it came from, for the messages
                  ) -> dict:
     "Fail, naming `path`, on an unknown encoding or on a task parameter its template does not declare; return `prof`."
-    from posenc.encodings import PE_REGISTRY
-    bad = [p for p in (prof.get('pes') or []) if p not in PE_REGISTRY]
-    if bad: raise ValueError(f"{path}: unknown encoding(s) {', '.join(map(repr, bad))} in 'pes'. Valid encodings: {', '.join(PE_REGISTRY)}")
+    from posenc.encodings import PE_REGISTRY, is_pe
+    bad = [p for p in (prof.get('pes') or []) if not is_pe(p)]
+    if bad: raise ValueError(f"{path}: unknown encoding(s) {', '.join(map(repr, bad))} in 'pes'. Valid encodings: {', '.join(PE_REGISTRY)}, "
+                             "or per-layer schedules of them such as 'rope*3+none'")
     for t, params in prof['tasks'].items():
         try: check_params(Job(t, 'none', 0, 'check', params, str(template_path(t))))
         except ValueError as e: raise ValueError(f"{path}: [tasks.{t}] (or [common]): {e}") from None

@@ -10,6 +10,7 @@ import numpy as np
 import torch
 from .io import write_json
 from .results import pe_rank
+from .encodings import pe_slug
 from .tasks import TASK_KINDS
 
 # %% auto #0
@@ -58,7 +59,7 @@ def fake_runs(root:str|Path, # folder that becomes `runs/<profile>`
             for seed in seeds:
                 rng = random.Random(f"{task}/{pe}/{seed}")
                 q = 0.1 * pe_rank(pe) / 8 + 0.03 * seed   # how bad this run is
-                d = root/f"{task}__{pe}__s{seed}"; d.mkdir(exist_ok=True); out.append(d)
+                d = root/f"{task}__{pe_slug(pe)}__s{seed}"; d.mkdir(exist_ok=True); out.append(d)
                 model = dict(vocab_size=65, d_model=64, n_heads=4, n_layers=2, n_dec_layers=2, d_ff=256, dropout=0.1,
                              attn_dropout=0., pe=pe, pe_opts={}, max_len=256, norm_first=True, tie_embeddings=True,
                              cross_pe=False, activation='gelu', pad_id=0)

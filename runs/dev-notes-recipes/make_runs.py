@@ -24,6 +24,7 @@ PROBES = {   # name -> (task, pe, params, what it asks)
     'reverse-none-b64': ('reverse', 'none', dict(SYN, batch_size=64, n_test_per_length=100), 'reverse, NoPE: 2 × 64, batch 64, 3,000 steps'),
     'ted-tatoeba-rope': ('ted-tatoeba', 'rope', MT, 'ted-tatoeba, RoPE: 3+3 × 128, 4k BPE, 1,500 steps of 4,096 tokens'),
     **{f'{t}-rope': (t, 'rope', MT, f'{t}, RoPE: the ted-tatoeba recipe on the WMT side') for t in ('wmt-europarl', 'wmt-europarl-hansard')},
+    'europarl-rope': ('europarl', 'rope', MT, 'europarl, RoPE: the ted-tatoeba recipe, tested on held-out Europarl and newstest2014'),
     **{f'mlm-{pe}-sqrtd': ('shakespeare-mlm', pe, dict(MLM, scale_emb=True), f'MLM {pe}, embeddings × √d (the earlier default)')
        for pe in ('learnable', 'none')},
     **{f'mlm-{pe}': ('shakespeare-mlm', pe, dict(MLM, scale_emb=False), f'MLM {pe}, unscaled embeddings') for pe in ('learnable', 'none', 'sinusoidal')},
