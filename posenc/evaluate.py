@@ -19,7 +19,7 @@ from .decode import translate, lm_generate, decode_speed
 
 # %% auto #0
 __all__ = ['mt_scores', 'length_bucket', 'bleu_by_src_len', 'bucket_sizes', 'paired_bootstrap', 'translation_eval', 'lm_metrics',
-           'mlm_metrics', 'task_predictions', 'task_accuracy', 'accuracy_summary', 'ngram_loss',
+           'mlm_metrics', 'task_predictions', 'task_accuracy', 'accuracy_summary', 'accuracy_by_depth', 'ngram_loss',
            'constant_answer_accuracy', 'copy_source_scores', 'check_factors', 'extrapolation_eval', 'rope_schemes',
            'rope_scaling_eval', 'attention_maps']
 
@@ -177,6 +177,20 @@ def accuracy_summary(acc_by_len:dict, # {length: accuracy}
     ood = [a for n, a in acc_by_len.items() if int(n) > train_max_len]
     mean = lambda xs: sum(xs) / len(xs) if xs else None
     return dict(acc_in_dist=mean(ind), acc_ood=mean(ood))
+
+# %% ../nbs/08_evaluate.ipynb #dd369728
+def accuracy_by_depth(test:dict, # {n: [Example]}
+                      preds:dict, # {n: [predicted answer]} in the same order
+                      depth, # Example -> depth in [0, 1]
+                      bins:int=5) -> dict: # equal-width bins of [0, 1], the last one closed
+    "{'edges': bin edges, 'acc': {n: accuracy per bin (None where empty)}, 'count': {n: examples per bin}}."
+    acc, count = {}, {}
+    for n, es in sorted(test.items()):
+        hit, tot = [0] * bins, [0] * bins
+        for e, p in zip(es, preds[n]):
+            b = min(int(depth(e) * bins), bins - 1); tot[b] += 1; hit[b] += p == e.answer
+        acc[str(n)] = [h / t if t else None for h, t in zip(hit, tot)]; count[str(n)] = tot
+    return dict(edges=[i / bins for i in range(bins + 1)], acc=acc, count=count)
 
 # %% ../nbs/08_evaluate.ipynb #b1c2d3e4
 def ngram_loss(train, # 1-D token stream the counts come from

@@ -21,7 +21,8 @@ from .results import (NoData, read_run, load_runs, pe_order, pe_rank, task_rank,
 __all__ = ['log', 'PE_COLORS', 'PE_MARKERS', 'ATTN_KINDS', 'FIGURES', 'pe_color', 'pe_marker', 'pe_hues', 'pe_palette',
            'pe_params', 'trained_param', 'trained_positions', 'fig_pe_tables', 'fig_clock_hands', 'fig_dot_distance',
            'mds2', 'fig_mds', 'fig_rope_distance', 'fig_bias_matrices', 'fig_loss_curves', 'fig_translation', 'fig_lm',
-           'fig_synthetic', 'fig_extrapolation', 'fig_speed_params', 'read_attention', 'fig_attention', 'draw_all']
+           'fig_synthetic', 'fig_passkey', 'fig_extrapolation', 'fig_speed_params', 'read_attention', 'fig_attention',
+           'draw_all']
 
 # %% ../nbs/11_figures.ipynb #5dfac7c8
 log = logging.getLogger('posenc.figures')
@@ -315,6 +316,33 @@ def fig_synthetic(runs:list[dict]):
         fig.legend(h, l, loc='outside right upper', fontsize=7, frameon=False)
     return fig
 
+# %% ../nbs/11_figures.ipynb #6e4f4f97
+def fig_passkey(runs:list[dict]):
+    "Retrieval accuracy by input length (rows) and depth of the key (columns), one heatmap per encoding, mean over seeds."
+    rs = [r for r in select(runs, kind='synthetic') if r['metrics'].get('acc_by_depth')]
+    if not rs: raise NoData('no finished retrieval run (a task scored by depth, such as passkey)')
+    task = tasks_of(rs)[0]
+    g = by_pe(select(rs, task=task))
+    nc = min(5, len(g)); nr = -(-len(g) // nc)
+    fig = _fig(max(4.5, 1.75 * nc + 0.9), 1.55 * nr + 0.5)
+    axs = fig.subplots(nr, nc, squeeze=False, sharex=True, sharey=True).ravel()
+    for a in axs[len(g):]: a.set_axis_off()
+    for a, (pe, prs) in zip(axs, g.items()):
+        d = prs[0]['metrics']['acc_by_depth']; ns = list(d['acc']); nb = len(d['edges']) - 1
+        cell = lambda n, b: [v for r in prs if (v := r['metrics']['acc_by_depth']['acc'].get(n, [None] * nb)[b]) is not None]
+        grid = np.array([[np.mean(c) if (c := cell(n, b)) else np.nan for b in range(nb)] for n in ns])
+        im = a.imshow(grid, vmin=0, vmax=1, cmap='viridis', aspect='auto', interpolation='nearest')
+        L = prs[0]['metrics'].get('train_max_len')
+        if L is not None and any(int(n) > L for n in ns): a.axhline(sum(int(n) <= L for n in ns) - 0.5, color='w', ls='--', lw=1)
+        a.set_title(f"{pe} ({len(prs)} seed{'s' * (len(prs) > 1)})", fontsize=8)
+        a.set_yticks(range(len(ns)), ns, fontsize=7)
+        a.set_xticks(range(nb), [f"{(lo + hi) / 2:.1f}" for lo, hi in zip(d['edges'], d['edges'][1:])], fontsize=7)
+    for a in axs[::nc]: a.set_ylabel('length')
+    for a in axs[(nr - 1) * nc:]: a.set_xlabel('depth of the key')
+    fig.colorbar(im, ax=axs[:len(g)].tolist(), shrink=0.8, label='accuracy')
+    fig.suptitle(f"{task}: accuracy by length and depth of the key", fontsize=9)
+    return fig
+
 # %% ../nbs/11_figures.ipynb #fbf45726
 _EVAL = {'extrapolation.sliding_loss': 'sliding', 'extrapolation.chunked_loss': 'chunked'}
 
@@ -426,7 +454,7 @@ def fig_attention(runs:list[dict], layer:int=-1):
 FIGURES = {
     'pe_tables': fig_pe_tables, 'clock_hands': fig_clock_hands, 'dot_distance': fig_dot_distance, 'mds': fig_mds,
     'rope_distance': fig_rope_distance, 'bias_matrices': fig_bias_matrices, 'loss_curves': fig_loss_curves,
-    'translation': fig_translation, 'lm': fig_lm, 'synthetic': fig_synthetic, 'extrapolation': fig_extrapolation,
+    'translation': fig_translation, 'lm': fig_lm, 'synthetic': fig_synthetic, 'passkey': fig_passkey, 'extrapolation': fig_extrapolation,
     'speed_params': fig_speed_params, 'attention': fig_attention}
 
 def draw_all(runs_dir:str|Path, # runs/<profile> (or runs/)

@@ -14,14 +14,14 @@ import posenc
 from .encodings import pe_names, make_pe, get_pe, pe_slug
 from .models import ModelConfig, build_model, param_counts
 from .data import get_corpus, tinyshakespeare, project_root
-from .tasks import TASK_KINDS, make_task
+from .tasks import TASK_KINDS, TASK_DEPTH, make_task
 from .tokenize import (BOS_ID, EOS_ID, SPECIAL_TOKENS, N_SPECIAL, CharTokenizer, task_tokenizer, encode_task, bpe_tokenizer, encode_pairs, PairBatcher,
                              LMBatcher, collate_lm_task, collate_pairs)
 from .train import (TrainConfig, Trainer, SCHEDULES, eval_loss, mask_tokens, step_generator, seed_everything, write_json,
                           atomic_write, read_jsonl, to_jsonable, try_load_checkpoint)
 from .io import read_json
 from .evaluate import (rope_schemes, rope_scaling_eval, lm_metrics, mlm_metrics, extrapolation_eval, translation_eval, task_accuracy,
-                             accuracy_summary, attention_maps, mt_scores, ngram_loss,
+                             accuracy_summary, accuracy_by_depth, task_predictions, attention_maps, mt_scores, ngram_loss,
                              constant_answer_accuracy, copy_source_scores)
 from .decode import translate
 
@@ -49,7 +49,7 @@ _KIND = dict(
     seq2seq=dict(n_dec_layers=None, vocab_size=2000, batch_tokens=1024, max_src_len=64, max_tgt_len=64,
                  train_size=None, valid_size=200, test_size=20, beam_size=4, length_penalty=1.0, max_len_a=1.5,
                  max_len_b=5, decode_batch=64, n_examples=5, label_smoothing=0.1),
-    synthetic=dict(train_max_len=8, test_max_len=None, n_train=2000, n_valid=100, n_test_per_length=10,
+    synthetic=dict(train_max_len=8, test_max_len=None, test_lengths=None, n_train=2000, n_valid=100, n_test_per_length=10,
                    batch_size=32, data_seed=0, steps=40, lr=3e-3))
 
 def task_names() -> list[str]:
@@ -113,13 +113,13 @@ PARAM_SPECS = dict(
     max_tgt_len='int ≥ 1', train_size='int ≥ 1', valid_size='int ≥ 1', test_size='int ≥ 1', beam_size='int ≥ 1',
     length_penalty='number', max_len_a='number ≥ 0', max_len_b='int ≥ 0', decode_batch='int ≥ 1', n_examples='int ≥ 0',
     # synthetic
-    train_max_len='int ≥ 1', test_max_len='int ≥ 1', n_train='int ≥ 1', n_valid='int ≥ 1', n_test_per_length='int ≥ 1',
+    train_max_len='int ≥ 1', test_max_len='int ≥ 1', test_lengths='lengths', n_train='int ≥ 1', n_valid='int ≥ 1', n_test_per_length='int ≥ 1',
     data_seed='int')
 NULLABLE = ('steps', 'eval_tokens', 'train_size', 'valid_size', 'test_size')  # None also accepted (besides None defaults)
 MACHINE_PARAMS = ('device', 'threads', 'progress')   # may change between sittings without changing the run
 EVAL_PARAMS = dict(lm=('extrap_factors', 'extrap_tokens', 'extrap_stride', 'attn_len'), mlm=('attn_len',),
                    seq2seq=('test_size', 'beam_size', 'length_penalty', 'max_len_a', 'max_len_b', 'decode_batch', 'n_examples'),
-                   synthetic=('test_max_len', 'n_test_per_length'))   # options of the final evaluation only
+                   synthetic=('test_max_len', 'test_lengths', 'n_test_per_length'))   # options of the final evaluation only
 
 def _isnum(x) -> bool: return isinstance(x, (int, float)) and not isinstance(x, bool) and math.isfinite(x)
 
@@ -135,7 +135,8 @@ def _accepts(spec, v) -> tuple[bool, object]:
     "Whether `v` meets `spec`, and `v` normalised (an integral float given for an integer becomes an int)."
     if isinstance(spec, tuple): return v in spec, v
     simple = dict(bool=lambda: isinstance(v, bool), str=lambda: isinstance(v, str), dict=lambda: isinstance(v, dict),
-                  factors=lambda: isinstance(v, (list, tuple)) and len(v) > 0 and all(_isnum(f) and f >= 1 for f in v))
+                  factors=lambda: isinstance(v, (list, tuple)) and len(v) > 0 and all(_isnum(f) and f >= 1 for f in v),
+                  lengths=lambda: isinstance(v, (list, tuple)) and len(v) > 0 and all(_isnum(n) and n == int(n) and n >= 1 for n in v))
     if spec in simple: return simple[spec](), v
     if spec.startswith('pair'): return isinstance(v, (list, tuple)) and len(v) == 2 and all(_isnum(b) and 0 <= b < 1 for b in v), v
     kind, _, rng = spec.partition(' ')
@@ -148,6 +149,7 @@ def _describe(spec, nullable:bool) -> str:
     if isinstance(spec, tuple): s = 'one of ' + ', '.join(map(repr, spec))
     else: s = dict(bool='true or false', str='a string', dict='a table of options, e.g. {}',
                    factors='a non-empty list of numbers ≥ 1 (multiples of block_size), e.g. [1, 2, 4]',
+                   lengths='a non-empty list of integers ≥ 1, e.g. [32, 64, 128]',
                    ).get(spec) or ('two numbers in [0, 1), e.g. [0.9, 0.98]' if spec.startswith('pair') else
                                    ' '.join(['an integer' if spec.startswith('int') else 'a number', *spec.split(' ')[1:]]))
     return s + (' or None' if nullable else '')
@@ -177,6 +179,9 @@ def _combination(task:str, kind:str, p:dict, pe:str|None) -> list[str]:
     if kind == 'synthetic' and p['test_max_len'] is not None and p['test_max_len'] < p['train_max_len']:
         out.append(f"test_max_len={p['test_max_len']} is below train_max_len={p['train_max_len']}: the test lengths run from 1 "
                    "to test_max_len and must include the training lengths (None: 4·train_max_len)")
+    if kind == 'synthetic' and p['test_lengths'] is not None and max(p['test_lengths']) < p['train_max_len']:
+        out.append(f"test_lengths={list(p['test_lengths'])} stop below train_max_len={p['train_max_len']}: include the "
+                   "longest training length (and longer ones), e.g. [L, 2L, 4L, 8L]")
     return out
 
 def check_params(task:str, # a name from `task_names()`
@@ -337,8 +342,9 @@ def _prepare_seq2seq(task, p, seed):
                           tokenizer=str(tok.path.name) if tok.path else None))
 
 def _prepare_synthetic(task, p, seed):
+    lens = None if p['test_lengths'] is None else [int(n) for n in p['test_lengths']]
     td = make_task(task, p['n_train'], p['n_valid'], p['n_test_per_length'], p['train_max_len'], p['test_max_len'],
-                   seed=p['data_seed'])
+                   seed=p['data_seed'], test_lengths=lens)
     tok = task_tokenizer()
     B = p['batch_size']
     def get_batch(step):
@@ -350,8 +356,10 @@ def _prepare_synthetic(task, p, seed):
         out = trainer.last_eval or eval_fn(m)
         res.update(val_loss=out['val_loss'], train_max_len=td.max_len, test_max_len=td.test_max_len,
                    baseline=dict(constant_answer=constant_answer_accuracy(td.test, td.max_len)))
-        acc = task_accuracy(m, td.test, tok)
+        preds = {n: task_predictions(m, es, tok) for n, es in sorted(td.test.items()) if es}
+        acc = {n: sum(p == e.answer for p, e in zip(preds[n], td.test[n])) / len(td.test[n]) for n in preds}
         res.update(acc_by_len={str(n): a for n, a in acc.items()}, **accuracy_summary(acc, td.max_len))
+        if task in TASK_DEPTH: res['acc_by_depth'] = accuracy_by_depth(td.test, preds, TASK_DEPTH[task])
     longest = max(len(encode_task(e, tok)[0]) for es in td.test.values() for e in es)
     ex = td.test[td.max_len][0]
     return _Prepared(tok, tok.vocab_size, longest, get_batch, eval_fn, final_fn,

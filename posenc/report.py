@@ -9,27 +9,33 @@ from pathlib import Path
 import numpy as np
 import logging
 from .results import (NoData, load_runs, select, tasks_of, by_pe, pe_rank, pe_order, mean_std, pe_means, best_pe,
-                            bootstrap_scores, welch, boot_p, task_rank, mean_reciprocal_rank, metric_at, failure_cause)
+                            bootstrap_scores, welch, ci95, boot_p, task_rank, mean_reciprocal_rank, metric_at, failure_cause)
 from .render import FORMATS, render
 
 log = logging.getLogger('posenc.report')
 
 # %% auto #0
-__all__ = ['log', 'SEC_WHY', 'SEC_ENCODINGS', 'DATA_NOTES', 'TRAIN_CRITERIA', 'LOW_BLEU', 'SCALINGS', 'KAZEMNEJAD_MRR',
-           'KAZEMNEJAD_OTHERS', 'num', 'pm', 'md_escape', 'md_table', 'ReportContext', 'front_matter', 'sec_encodings',
-           'sec_setup', 'passes', 'check_runs', 'train_check', 'extra_test_sets', 'test_set_checks',
-           'synthetic_trained', 'trained', 'trained_table', 'sec_trained', 'top_bleu', 'top_extra_bleu',
-           'low_bleu_caveat', 'sec_translation', 'sec_lm', 'sec_synthetic', 'sec_results', 'sec_rope_scaling',
-           'sec_extrapolation', 'sec_speed', 'sec_examples', 'fmt_p', 'judge', 'compare', 'conclusion_vaswani',
-           'conclusion_press', 'synthetic_mrr', 'mrr_table', 'conclusion_kazemnejad', 'conclusion_rope',
-           'conclusion_haviv', 'conclusion_shaw', 'sec_conclusions', 'sec_runs', 'headline', 'headline_markdown',
-           'sec_glance', 'sec_scope', 'report_markdown', 'build_report']
+__all__ = ['log', 'SEC_WHY', 'SEC_ENCODINGS', 'DATA_NOTES', 'TRAIN_CRITERIA', 'LOW_BLEU', 'RETRIEVED', 'SCALINGS',
+           'KAZEMNEJAD_MRR', 'KAZEMNEJAD_OTHERS', 'num', 'pmci', 'pm', 'md_escape', 'md_table', 'ReportContext',
+           'front_matter', 'sec_encodings', 'sec_setup', 'passes', 'check_runs', 'train_check', 'extra_test_sets',
+           'test_set_checks', 'synthetic_trained', 'trained', 'trained_table', 'sec_trained', 'top_bleu',
+           'top_extra_bleu', 'low_bleu_caveat', 'sec_translation', 'sec_lm', 'sec_synthetic', 'sec_results',
+           'sec_rope_scaling', 'sec_extrapolation', 'sec_speed', 'sec_examples', 'fmt_p', 'judge', 'compare',
+           'conclusion_vaswani', 'conclusion_press', 'synthetic_mrr', 'mrr_table', 'conclusion_kazemnejad',
+           'conclusion_rope', 'conclusion_haviv', 'conclusion_shaw', 'sec_conclusions', 'sec_runs', 'headline',
+           'headline_markdown', 'sec_glance', 'sec_scope', 'report_markdown', 'build_report']
 
 # %% ../nbs/12_report.ipynb #924abd37
 def num(x, nd:int=2) -> str:
     "`x` with `nd` decimals (thousands separated when nd=0); '—' when missing."
     if x is None or (isinstance(x, float) and not math.isfinite(x)): return '—'
     return f'{x:,.0f}' if nd == 0 else f'{x:.{nd}f}'
+
+def pmci(xs, nd:int=2) -> str:
+    "'mean ± h', h the half-width of the 95% confidence interval of the mean over the values (just the value when there is one)."
+    (m, _, n), h = mean_std(xs), ci95(xs)
+    if n == 0: return '—'
+    return num(m, nd) if n == 1 else f'{num(m, nd)} ± {num(h, nd)}'
 
 def pm(xs, nd:int=2) -> str:
     "'mean ± std' over the values in `xs` (just the value when there is one)."
@@ -230,6 +236,9 @@ DATA_NOTES = {
                     "of the WMT14 release), against the 36M pairs of WMT14: scores sit far below WMT14 systems.",
     'wmt-europarl-hansard': "Europarl as in wmt-europarl plus the Canadian Hansard, whose French has no diacritics: they are "
                             "stripped from every French input, the test input included, so the model never sees an accent.",
+    'europarl': "About 21k Europarl pairs, about 0.06% of WMT14's 36M training pairs: its in-domain test "
+                "is 1,500 held-out Europarl pairs (parliamentary speech) that share no sentence with training; "
+                "newstest2014 (news) is out of its domain and scored beside the copied source.",
     'multi30k': "Multi30k: image captions, short and literal.",
     'shakespeare': "Tiny Shakespeare, one character per token.",
     'shakespeare-mlm': "Tiny Shakespeare, one character per token, with a share of the characters masked.",
@@ -474,10 +483,10 @@ def _translation_rows(ctx:ReportContext, task:str, g:dict, best:str) -> list[lis
     for pe, rs in g.items():
         d = welch([bleu('beam')(r) for r in rs], [bleu('beam')(r) for r in g[best]])
         p = boot_p(boot[pe], boot[best]) if pe in boot and best in boot else d['p']
-        rows.append([pe, _seeds(rs), pm([bleu('beam')(r) for r in rs]), pm([bleu('greedy')(r) for r in rs]),
-                     pm([chrf('beam')(r) for r in rs]), pm([chrf('greedy')(r) for r in rs]),
+        rows.append([pe, _seeds(rs), pmci([bleu('beam')(r) for r in rs]), pmci([bleu('greedy')(r) for r in rs]),
+                     pmci([chrf('beam')(r) for r in rs]), pmci([chrf('greedy')(r) for r in rs]),
                      'best' if pe == best else num(d['diff']), '' if pe == best else ('< 0.001' if p < 0.001 else num(p, 3)),
-                     pm([r['metrics'].get('val_loss') for r in rs], 3)])
+                     pmci([r['metrics'].get('val_loss') for r in rs], 3)])
     return rows
 
 # %% ../nbs/12_report.ipynb #ea669d77
@@ -498,12 +507,13 @@ def _test_set_table(ctx:ReportContext, task:str, g:dict) -> str:
     names = list(dict.fromkeys(n for r in allr for n in (r['metrics'].get('by_test_set') or {})))
     if not names: return ''
     at = lambda n, *k: _first(allr, 'metrics', 'by_test_set', n, *k)
-    cell = lambda n, rs: f"{pm([metric_at(r, f'by_test_set.{n}.bleu') for r in rs])} / {pm([metric_at(r, f'by_test_set.{n}.chrf') for r in rs], 1)}"
+    cell = lambda n, rs: f"{pmci([metric_at(r, f'by_test_set.{n}.bleu') for r in rs])} / {pmci([metric_at(r, f'by_test_set.{n}.chrf') for r in rs], 1)}"
     rows = [[pe] + [cell(n, rs) for n in names] for pe, rs in g.items()]
     rows.append(['*source copied*'] + [f"{num(at(n, 'copy_source', 'bleu'))} / {num(at(n, 'copy_source', 'chrf'), 1)}" for n in names])
     extra = [n for n in names if at(n, 'extra')]
     return md_table(['encoding'] + [f"{n} ({num(at(n, 'sentences'), 0)} sent.){' †' if n in extra else ''}" for n in names], rows,
-                    f'{task}: beam BLEU / chrF on each test set, mean ± std over seeds; the last row scores the French source '
+                    f'{task}: beam BLEU / chrF on each test set, mean ± the half-width of its 95% confidence interval over '
+                    'seeds; the last row scores the French source '
                     'copied as the English output.' + (' †: a second test set, decoded and scored on its own (the scores '
                     'above are those of the official sets together).' if extra else ''), f'res-{task}-sets')
 
@@ -517,8 +527,12 @@ def sec_translation(ctx:ReportContext, task:str) -> str:
     out = [f'## {task} {{#sec-res-{task}}}\n',
            md_table(['encoding', 'seeds', 'BLEU beam', 'BLEU greedy', 'chrF beam', 'chrF greedy', 'Δ BLEU vs best', 'p', 'valid loss'],
                     _translation_rows(ctx, task, g, best),
-                    f'{task}: test scores, mean ± std over seeds. Δ: beam BLEU minus the best encoding\'s; p: '
-                    + ('paired bootstrap over test sentences (seed-averaged).' if boot else 'Welch\'s t test over seeds.')
+                    f'{task}: test scores, mean ± the half-width of its 95% confidence interval over seeds (Student t; '
+                    'one seed: the score alone). Δ: beam BLEU minus the best encoding\'s; p: '
+                    + ('bootstrap over seeds and test sentences (each replicate draws every encoding\'s seeds with '
+                       'replacement and one resample of the test sentences shared by all encodings), so it covers training '
+                       'variance and the choice of test sentences; where an encoding has one seed it covers the test '
+                       'sentences only.' if boot else 'Welch\'s t test over seeds.')
                     + ' Valid loss: label-smoothed cross-entropy (nats per target token) on the validation set.',
                     f'res-{task}'),
            'sacrebleu signatures: ' + ('; '.join(f'`{s}`' for s in sigs) if sigs else 'not recorded') + '.'
@@ -555,6 +569,46 @@ def sec_lm(ctx:ReportContext, task:str) -> str:
                       md_table(['encoding', 'seeds'] + [c for _, c, _ in cols], rows,
                                f'{task}: validation results, mean ± std over seeds.', f'res-{task}'), _failed_note(ctx, task)])
 
+# %% ../nbs/12_report.ipynb #c89371f0
+RETRIEVED = 0.9   # mean accuracy at which an encoding is said to retrieve at a length
+
+def _depth_sentence(g:dict, n:int, tl:int) -> str:
+    "How accuracy at length n differs between keys far from the question (first depth bin) and near it (last bin), over every run."
+    cells = [r['metrics']['acc_by_depth']['acc'].get(str(n)) for rs in g.values() for r in rs if r['metrics'].get('acc_by_depth')]
+    first = [c[0] for c in cells if c and c[0] is not None]; last = [c[-1] for c in cells if c and c[-1] is not None]
+    if not first or not last: return ''
+    a, b = mean_std(first)[0], mean_std(last)[0]
+    share = f"{1 / (len(_first([r for rs in g.values() for r in rs], 'metrics', 'acc_by_depth', 'edges')) - 1):.0%}"
+    how = 'about as often as' if abs(a - b) < 0.05 else 'more often than' if b > a else 'less often than'
+    return (f" At n = {n} ({n / tl:g}L), over every encoding and seed, a key in the last {share} of the filler (nearest the "
+            f"question) is found {how} one in the first {share} ({b:.2f} against {a:.2f}).")
+
+def _retrieval(ctx:ReportContext, task:str, g:dict) -> str:
+    "A retrieval task's accuracy at each tested length, which encodings retrieve beyond the training length, and its heatmaps."
+    ns = sorted({int(n) for rs in g.values() for r in rs for n in (r['metrics'].get('acc_by_len') or {})})
+    tl = _first([r for rs in g.values() for r in rs], 'metrics', 'train_max_len')
+    at = lambda rs, n: [r['metrics']['acc_by_len'].get(str(n)) for r in rs if r['metrics'].get('acc_by_len')]
+    rows = [[pe, _seeds(rs)] + [pm(at(rs, n), 2) for n in ns] for pe, rs in g.items()]
+    out = [md_table(['encoding', 'seeds'] + [f'n = {n}' + (' (train)' if tl and n <= tl else f' ({n / tl:g}L)' if tl else '')
+                                             for n in ns], rows,
+                    f'{task}: exact-match accuracy by filler length n, mean ± std over seeds (L = {tl}, the longest training length).',
+                    f'res-{task}-lengths')]
+    longer = [n for n in ns if tl and n > tl]
+    if longer:
+        def ok(n): return [pe for pe, rs in g.items() if (v := [x for x in at(rs, n) if x is not None]) and mean_std(v)[0] >= RETRIEVED]
+        reach = {n: ok(n) for n in longer}
+        far = max((n for n in longer if reach[n]), default=None)
+        parts = [f"at n = {n} ({n / tl:g}L): {', '.join(reach[n])}" for n in longer if reach[n]]
+        out.append(f"Retrieval beyond the training length (mean accuracy ≥ {RETRIEVED} over the seeds; every encoding is "
+                   "scored on the same test examples): "
+                   + ('; '.join(parts) + '.' if parts else f"no encoding reaches it at any length beyond L = {tl}.")
+                   + (f" None retrieves at n = {longer[-1]} ({longer[-1] / tl:g}L)." if far is not None and far < longer[-1] else '')
+                   + _depth_sentence(g, longer[0], tl) + " The heatmaps" + _see(ctx, 'passkey')
+                   + " split each length by the depth of the key.\n")
+    out.append(ctx.figure('passkey', f'{task}: accuracy by filler length (rows) and depth of the key (columns, 0 = first), '
+                                     'mean over seeds; the dashed line separates the training lengths from longer ones.'))
+    return '\n'.join(out)
+
 # %% ../nbs/12_report.ipynb #61c1adda
 def sec_synthetic(ctx:ReportContext, task:str) -> str:
     "Results table for a synthetic length-generalisation task."
@@ -565,7 +619,9 @@ def sec_synthetic(ctx:ReportContext, task:str) -> str:
     return '\n'.join([f'## {task} {{#sec-res-{task}}}\n',
                       md_table(['encoding', 'seeds', 'accuracy, lengths ≤ train', 'accuracy, longer'], rows,
                                f'{task}: exact-match accuracy, mean ± std over seeds (longest training length: {tl}).',
-                               f'res-{task}'), _failed_note(ctx, task)])
+                               f'res-{task}'),
+                      *([_retrieval(ctx, task, g)] if any(r['metrics'].get('acc_by_depth') for rs in g.values() for r in rs) else []),
+                      _failed_note(ctx, task)])
 
 # %% ../nbs/12_report.ipynb #66aa40d1
 def sec_results(ctx:ReportContext) -> str:
@@ -798,7 +854,10 @@ def compare(ctx:ReportContext, task:str, a:str, b:str, get, sign:int=1, boot_met
     p, how = w['p'], "Welch's t test over seeds"
     if boot_metric:
         bs = ctx.boot(task, boot_metric)
-        if a in bs and b in bs: p, how = boot_p(bs[a], bs[b]), 'paired bootstrap over test sentences'
+        if a in bs and b in bs:
+            p = boot_p(bs[a], bs[b])
+            how = ('bootstrap over seeds and test sentences' if min(w['n']) > 1 else
+                   'paired bootstrap over test sentences, one seed' + ('s' * (max(w['n']) > 1)) + ' on a side: training variance not covered')
     return dict(diff=sign * w['diff'], se=w['se'], p=p, how=how, n=w['n'])
 
 def _cmp_text(c:dict, nd:int=2) -> str:

@@ -240,17 +240,23 @@ def score_from_stats(metric:str, stats:np.ndarray) -> float:
 def bootstrap_scores(groups:dict[str, list[dict]], # {pe: runs of one task}
                      metric:str='bleu', decode:str='beam',
                      n:int=1000, # resamples
-                     seed:int=0) -> dict[str, np.ndarray]:
-    "Per system, `n` bootstrap replicates of the seed-averaged corpus score, all on the same sentence resamples."
+                     seed:int=0,
+                     seeds:bool=True) -> dict[str, np.ndarray]: # also resample each system's seeds (training variance)
+    """Per system, `n` bootstrap replicates of the seed-averaged corpus score, all on the same sentence resamples. With
+    `seeds`, each replicate also draws the system's seeds with replacement, so the spread covers training variance
+    (which seed was trained) as well as the choice of test sentences; a system with one seed has sentence variance only."""
     stats = {pe: [s for s in (sentence_stats(r, metric, decode) for r in rs) if s is not None] for pe, rs in groups.items()}
     stats = {pe: s for pe, s in stats.items() if s}
     if not stats: return {}
     N = len(next(iter(stats.values()))[0])
     if any(len(s) != N for ss in stats.values() for s in ss): raise NoData('hypothesis files of different lengths')
     W = np.random.default_rng(seed).multinomial(N, np.full(N, 1 / N), size=n).astype(np.float64)   # (n, N) counts
-    m = _metric(metric)
-    return {pe: np.mean([[m._compute_score_from_stats(list(row)).score for row in W @ s] for s in ss], 0)
-            for pe, ss in stats.items()}
+    m, pick, out = _metric(metric), np.random.default_rng([seed, 1]), {}
+    for pe, ss in stats.items():
+        per = np.array([[m._compute_score_from_stats(list(row)).score for row in W @ s] for s in ss])   # (seeds, n)
+        if seeds and len(ss) > 1: out[pe] = per[pick.integers(0, len(ss), size=(n, len(ss))), np.arange(n)[:, None]].mean(1)
+        else: out[pe] = per.mean(0)
+    return out
 
 # %% ../nbs/10b_results.ipynb #9b54cc00
 def _betacf(a, b, x, it=300, eps=1e-14):

@@ -9,9 +9,10 @@ from dataclasses import dataclass
 from .data import CORPORA
 
 # %% auto #0
-__all__ = ['DIGITS', 'SEP', 'TASK_CHARS', 'TASKS', 'TASK_KINDS', 'copy_task', 'reverse_task', 'sort_task', 'addition_task',
-           'duplicate_task', 'parity_task', 'binary_addition_task', 'Example', 'generate', 'length_buckets', 'TaskData',
-           'make_task', 'exact_match', 'accuracy_by_length']
+__all__ = ['DIGITS', 'SEP', 'TASK_CHARS', 'PASSKEY_DIGITS', 'TASKS', 'TASK_DEPTH', 'TASK_KINDS', 'copy_task', 'reverse_task',
+           'sort_task', 'addition_task', 'duplicate_task', 'parity_task', 'binary_addition_task', 'passkey_task',
+           'passkey_depth', 'Example', 'generate', 'length_buckets', 'TaskData', 'make_task', 'exact_match',
+           'accuracy_by_length']
 
 # %% ../nbs/04_tasks.ipynb #52ef3175
 DIGITS = '0123456789'
@@ -55,8 +56,21 @@ def binary_addition_task(rng:random.Random, n:int) -> tuple[str, str]:
     a, b = rng.randint(lo, hi), rng.randint(lo, hi)
     return f'{a:b}+{b:b}', f'{a + b:b}'
 
+PASSKEY_DIGITS = 4   # digits of a passkey
+
+def passkey_task(rng:random.Random, n:int) -> tuple[str, str]:
+    "A 4-digit key after a '+' hidden at a random depth in n random filler digits; the answer is the key."
+    fill, key, d = _digits(rng, n), _digits(rng, PASSKEY_DIGITS), rng.randint(0, n)
+    return fill[:d] + '+' + key + fill[d:], key
+
+def passkey_depth(ex) -> float:
+    "Where the key sits in a passkey example: the share of the filler before it (0 first, 1 last, just before the question)."
+    return ex.prompt.index('+') / ex.n
+
 TASKS = {'copy': copy_task, 'reverse': reverse_task, 'sort': sort_task, 'addition': addition_task,
-         'duplicate': duplicate_task, 'parity': parity_task, 'binary_addition': binary_addition_task}
+         'duplicate': duplicate_task, 'parity': parity_task, 'binary_addition': binary_addition_task,
+         'passkey': passkey_task}
+TASK_DEPTH = {'passkey': passkey_depth}   # tasks whose test is also scored by the depth of what must be retrieved
 
 # %% ../nbs/04_tasks.ipynb #82662b11
 TASK_KINDS = {'shakespeare': 'lm', 'shakespeare-mlm': 'mlm',
@@ -120,8 +134,10 @@ class TaskData:
         "Test examples with lengths in [lo, hi] (all when hi is None)."
         return [e for n, es in self.test.items() if lo <= n <= (hi or n) for e in es]
     def __repr__(self):
+        ns = sorted(self.test)
+        lens = f"n = 1..{self.test_max_len}" if ns == list(range(1, self.test_max_len + 1)) else f"n in {ns}"
         return (f"TaskData({self.task!r}, train={len(self.train)} (n ≤ {self.max_len}), valid={len(self.valid)}, "
-                f"test={sum(map(len, self.test.values()))} (n = 1..{self.test_max_len}))")
+                f"test={sum(map(len, self.test.values()))} ({lens}))")
 
 def make_task(task:str, # a key of `TASKS`
               n_train:int=10_000, # training examples
@@ -131,15 +147,20 @@ def make_task(task:str, # a key of `TASKS`
               test_max_len:int=None, # longest test length (default 4·L)
               min_len:int=1, # shortest training length
               seed:int=0, # random seed
+              test_lengths:list=None, # the test lengths instead of every one from 1 to test_max_len (e.g. L, 2L, 4L, 8L)
              ) -> TaskData:
     "Deterministic train/valid/test data for one length-generalisation task."
+    if test_lengths is not None:
+        test_lengths = sorted(set(test_lengths))
+        if not test_lengths or test_lengths[0] < 1: raise ValueError(f"test_lengths must be lengths ≥ 1, got {test_lengths}")
+        test_max_len = test_lengths[-1]
     test_max_len = test_max_len or 4 * max_len
     if not 1 <= min_len <= max_len <= test_max_len:
         raise ValueError(f"need 1 ≤ min_len ≤ max_len ≤ test_max_len, got {min_len}, {max_len}, {test_max_len}")
     lens = range(min_len, max_len + 1)
     return TaskData(task, max_len, test_max_len, generate(task, n_train, lens, seed, 'train'),
                     generate(task, n_valid, lens, seed, 'valid'),
-                    length_buckets(task, range(1, test_max_len + 1), n_test_per_length, seed, 'test'))
+                    length_buckets(task, test_lengths or range(1, test_max_len + 1), n_test_per_length, seed, 'test'))
 
 # %% ../nbs/04_tasks.ipynb #928eca16
 def exact_match(pred:str, ex:Example) -> bool:

@@ -11,7 +11,7 @@ import torch
 from .io import write_json
 from .results import pe_rank
 from .encodings import pe_slug
-from .tasks import TASK_KINDS
+from .tasks import TASK_KINDS, TASK_DEPTH
 
 # %% auto #0
 __all__ = ['FAILURES', 'fake_runs', 'toy_template']
@@ -104,6 +104,9 @@ def fake_runs(root:str|Path, # folder that becomes `runs/<profile>`
                             for n in (4, 8, 16, 32, 64)}
                     met.update(acc_by_len=accs, train_max_len=16, acc_in_dist=float(np.mean([accs[k] for k in ('4', '8', '16')])),
                                acc_ood=float(np.mean([accs[k] for k in ('32', '64')])), baseline=dict(constant_answer=0.05))
+                    if task in TASK_DEPTH:   # a retrieval task: accuracy also by the key's depth, worse far from the question
+                        met['acc_by_depth'] = dict(edges=[0, .2, .4, .6, .8, 1.], count={n: [20] * 5 for n in accs},
+                            acc={n: [max(0., a - (0.1 * (4 - b) if int(n) > 16 else 0)) for b in range(5)] for n, a in accs.items()})
                 else:
                     greedy = [_noisy(rng, s, 0.25 + q) for s in refs]
                     beam = [_noisy(rng, s, 0.2 + q) for s in refs]

@@ -135,7 +135,7 @@ def test_moses_sets_are_detokenized():
 @needs_extra
 def test_small_fr_en_configurations():
     sizes = {'ted-tatoeba': (1_305, 1_159 + 1_455), 'wmt-europarl': (3_003, 3_003), 'wmt-europarl-hansard': (3_003, 3_003),
-             'multi30k': (1_014, 1_000)}
+             'europarl': (500, 1_500), 'multi30k': (1_014, 1_000)}
     for name, (n_valid, n_test) in sizes.items():
         c = _corpus(name)
         assert (len(c.valid), len(c.test)) == (n_valid, n_test), name
@@ -151,6 +151,14 @@ def test_small_fr_en_configurations():
     assert not any(c in s for s, _ in wmh.train + wmh.valid + wmh.test for c in 'éèàçêœ')
     assert [t for _, t in wmh.test] == [t for _, t in _corpus('wmt-europarl').test]   # English references untouched
     assert [s for s, _ in _corpus('wmt-europarl').test if s != strip_diacritics(s)]       # ... while the French had accents
+
+@needs_extra
+def test_europarl_heldout_shares_no_sentence_with_training():
+    from posenc.data import train_overlap
+    ep = _corpus('europarl')
+    assert train_overlap(ep) == {'valid': 0, 'europarl-20k/heldout': 0, 'newstest2014': 0}   # either side, whitespace-normalised
+    assert len(ep.tests['newstest2014']) == 3_003 and 20_000 < len(ep.train) < 21_500
+    assert sum(train_overlap(_corpus('wmt-europarl')).values()) == 1   # the older configuration, without `disjoint`: one left
 
 def test_translation_scores_every_test_set(tmp_path):
     "A translation run scores each official test set (slices of its test) and each extra one (decoded on its own)."

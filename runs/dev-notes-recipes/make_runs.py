@@ -24,6 +24,11 @@ PROBES = {   # name -> (task, pe, params, what it asks)
     'reverse-none-b64': ('reverse', 'none', dict(SYN, batch_size=64, n_test_per_length=100), 'reverse, NoPE: 2 × 64, batch 64, 3,000 steps'),
     'ted-tatoeba-rope': ('ted-tatoeba', 'rope', MT, 'ted-tatoeba, RoPE: 3+3 × 128, 4k BPE, 1,500 steps of 4,096 tokens'),
     **{f'{t}-rope': (t, 'rope', MT, f'{t}, RoPE: the ted-tatoeba recipe on the WMT side') for t in ('wmt-europarl', 'wmt-europarl-hansard')},
+    **{f'passkey-{pe}': ('passkey', pe, dict(SYN, train_max_len=32, test_max_len=None, test_lengths=[32, 64, 128, 256, 512],
+                                             n_test_per_length=100), f'passkey, {pe}: 2 × 64, filler ≤ 32 digits, 3,000 steps')
+       for pe in ('rope', 'none', 'alibi')},
+    'passkey-none-8k': ('passkey', 'none', dict(SYN, train_max_len=32, test_max_len=None, test_lengths=[32, 64, 128, 256, 512],
+                                                n_test_per_length=100, steps=8000), 'passkey, none: 2 × 64, filler ≤ 32 digits, 8,000 steps'),
     'europarl-rope': ('europarl', 'rope', MT, 'europarl, RoPE: the ted-tatoeba recipe, tested on held-out Europarl and newstest2014'),
     **{f'mlm-{pe}-sqrtd': ('shakespeare-mlm', pe, dict(MLM, scale_emb=True), f'MLM {pe}, embeddings × √d (the earlier default)')
        for pe in ('learnable', 'none')},
