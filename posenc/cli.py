@@ -245,6 +245,8 @@ def _usage() -> str:
     lines = [f"usage: posenc COMMAND [options]   (posenc COMMAND -h for its options; posenc {posenc.__version__})", "",
              "commands:"]
     lines += [f"  {n:<8} {f.__doc__}" for n, f in COMMANDS.items()]
+    lines += ["", "every command also takes --plugin FILE.py (or a module; repeat it for several): your own encodings and",
+              "tasks, registered by that file (see nbs/15_plugins.ipynb)"]
     return '\n'.join(lines)
 
 def _underscore(a:str) -> str:
@@ -253,13 +255,13 @@ def _underscore(a:str) -> str:
     k, eq, v = a.partition('=')
     return k[:2] + k[2:].replace('-', '_') + eq + v
 
-def _take_sets(rest:list) -> list:
-    "Remove every `--set KEY=VALUE` (or `--set=KEY=VALUE`) from `rest` and return the values (argparse keeps only the last)."
+def _take_sets(rest:list, opt:str='--set') -> list:
+    "Remove every `--set KEY=VALUE` (or `--set=KEY=VALUE`; or another repeatable `opt`) from `rest` and return the values (argparse keeps only the last)."
     sets, i = [], 0
     while i < len(rest):
         a = rest[i]
-        if a == '--set' and i + 1 < len(rest): sets.append(rest[i + 1]); del rest[i:i + 2]
-        elif a.startswith('--set='): sets.append(a[len('--set='):]); del rest[i]
+        if a == opt and i + 1 < len(rest): sets.append(rest[i + 1]); del rest[i:i + 2]
+        elif a.startswith(opt + '='): sets.append(a[len(opt) + 1:]); del rest[i]
         else: i += 1
     return sets
 
@@ -271,6 +273,10 @@ def main(argv:list=None) -> int:
     cmd, rest = argv[0], argv[1:]
     if cmd not in COMMANDS:
         print(f"posenc: unknown command {cmd!r}\n\n{_usage()}", file=sys.stderr); return 2
+    if plugins := _take_sets(rest, '--plugin'):   # every command: load them first (their names are valid from here on)
+        from posenc.plugins import load_plugins
+        try: load_plugins(plugins)
+        except ValueError as e: print(f"posenc {cmd}: {e}", file=sys.stderr); return 1
     if cmd == 'bench': return bench(rest) or 0
     rest = [_underscore(a) for a in rest]
     sets = _take_sets(rest) if cmd in ('train', 'eval') else None

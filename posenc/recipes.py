@@ -614,3 +614,7 @@ def evaluate_run(run_dir:str|Path, # a run folder whose training finished (`chec
     write_json(d/'metrics.json', metrics)
     if (d/'error.json').exists(): (d/'error.json').unlink()
     return RunResult(metrics, model, prep.tok, trainer.log, d, cfg)
+
+# %% ../nbs/09_recipes.ipynb #fed5827a
+from .plugins import load_env_plugins
+load_env_plugins()

@@ -59,7 +59,7 @@ def task_available(task:str, # a key of `TASK_TEMPLATES`
 try: import tomllib   # Python ≥ 3.11
 except ModuleNotFoundError: import tomli as tomllib   # Python 3.10: the `tomli` package
 
-PROFILE_KEYS = ('description', 'pes', 'seeds', 'common', 'tasks')
+PROFILE_KEYS = ('description', 'pes', 'seeds', 'common', 'tasks', 'plugins')
 _BUILTIN_ORDER = ('smoke', 'default', 'full', 'gpu')
 
 def profiles_dir() -> Path:
@@ -81,6 +81,14 @@ def load_profile(path:str|Path, # a TOML file: description, pes, seeds, [common]
     unknown = [k for k in raw if k not in PROFILE_KEYS]
     if unknown: raise bad(f"unknown key(s) {', '.join(map(repr, unknown))}. Valid keys: {', '.join(PROFILE_KEYS)}")
     if not isinstance(raw.get('description', ''), str): raise bad("'description' must be a string")
+    plugins = raw.get('plugins', [])
+    if not (isinstance(plugins, list) and all(isinstance(p, str) for p in plugins)):
+        raise bad("'plugins' must be a list of plugin files or modules, e.g. plugins = [\"my_plugin.py\"]")
+    plugins = [str((path.parent/p).resolve()) if p.endswith('.py') else p for p in plugins]   # files: relative to the profile
+    if plugins:   # before the tasks and encodings are checked: the plugins' names are valid ones
+        from posenc.plugins import load_plugins
+        try: load_plugins(plugins)
+        except ValueError as e: raise bad(str(e)) from None
     pes = raw.get('pes')
     if pes is not None and not (isinstance(pes, list) and all(isinstance(p, str) for p in pes)):
         raise bad("'pes' must be a list of encoding names, e.g. pes = [\"rope\", \"alibi\"]")
@@ -100,7 +108,7 @@ def load_profile(path:str|Path, # a TOML file: description, pes, seeds, [common]
             if not (isinstance(s, list) and s and all(isinstance(x, int) and not isinstance(x, bool) for x in s)):
                 raise bad(f"'tasks.{t}.seeds' must be a non-empty list of integers, e.g. seeds = [0] (got {s!r})")
             task_seeds[t] = list(s)
-    return dict(description=raw.get('description', ''), pes=list(pes) if pes else None, seeds=list(seeds),
+    return dict(description=raw.get('description', ''), pes=list(pes) if pes else None, seeds=list(seeds), **({'plugins': plugins} if plugins else {}),
                 tasks={t: {k: _none(v) for k, v in {**common, **p}.items() if k != 'seeds'} for t, p in tasks.items()},
                 **({'task_seeds': task_seeds} if task_seeds else {}))
 
@@ -124,7 +132,11 @@ def get_profile(name:str|Path|dict, # a key of `PROFILES`, a path to a TOML prof
                ) -> dict:
     "A complete profile: tasks whose data is missing and encodings not registered are left out (`missing`, `missing_pes`); `pes=None` means all."
     builtin = isinstance(name, str) and name in PROFILES
-    if isinstance(name, dict): prof = dict(name); prof.setdefault('name', 'custom')
+    if isinstance(name, dict):
+        prof = dict(name); prof.setdefault('name', 'custom')
+        if prof.get('plugins'):
+            from posenc.plugins import load_plugins
+            load_plugins(prof['plugins'])
     elif builtin: prof = dict(PROFILES[name], name=name)
     elif is_profile_file(name): prof = dict(check_profile(load_profile(name), name), name=profile_name(name))
     else: raise ValueError(f"Unknown profile {name!r}. Valid profiles: {', '.join(PROFILES)} (or a path to a .toml file)")
@@ -785,6 +797,9 @@ def dask_cluster(kind:str, # 'slurm' or 'pbs'
     try: import dask_jobqueue
     except ImportError: raise ImportError("a sweep on SLURM or PBS needs dask-jobqueue (pip install 'posenc[cluster]')") from None
     cls = dict(slurm=dask_jobqueue.SLURMCluster, pbs=dask_jobqueue.PBSCluster)[kind]
+    if plug := os.environ.get('POSENC_PLUGINS'):   # the batch jobs' workers load the same plugins (`posenc.plugins`)
+        import shlex
+        kwargs['job_script_prologue'] = [*kwargs.get('job_script_prologue', []), f"export POSENC_PLUGINS={shlex.quote(plug)}"]
     cluster = cls(cores=cores, processes=cores, memory=memory, walltime=walltime, queue=queue, account=account, **kwargs)
     if jobs: cluster.scale(jobs=jobs)
     return cluster

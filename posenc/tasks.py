@@ -11,8 +11,8 @@ from .data import CORPORA
 # %% auto #0
 __all__ = ['DIGITS', 'SEP', 'TASK_CHARS', 'PASSKEY_DIGITS', 'TASKS', 'TASK_DEPTH', 'TASK_KINDS', 'copy_task', 'reverse_task',
            'sort_task', 'addition_task', 'duplicate_task', 'parity_task', 'binary_addition_task', 'passkey_task',
-           'passkey_depth', 'Example', 'generate', 'length_buckets', 'TaskData', 'make_task', 'exact_match',
-           'accuracy_by_length']
+           'passkey_depth', 'Example', 'generate', 'length_buckets', 'TaskData', 'make_task', 'register_task',
+           'exact_match', 'accuracy_by_length']
 
 # %% ../nbs/04_tasks.ipynb #52ef3175
 DIGITS = '0123456789'
@@ -161,6 +161,28 @@ def make_task(task:str, # a key of `TASKS`
     return TaskData(task, max_len, test_max_len, generate(task, n_train, lens, seed, 'train'),
                     generate(task, n_valid, lens, seed, 'valid'),
                     length_buckets(task, test_lengths or range(1, test_max_len + 1), n_test_per_length, seed, 'test'))
+
+# %% ../nbs/04_tasks.ipynb #f55b903d
+import sys
+def register_task(name:str, # the task's name, as profiles and the command line give it
+                  depth=None): # optional: Example -> depth in [0, 1], for a retrieval task scored by depth
+    "Decorator that makes a synthetic task `fn(rng, n) -> (prompt, answer)` available under `name` (a plugin's way in)."
+    def deco(fn):
+        if name in TASK_KINDS and TASKS.get(name) is not fn:
+            raise ValueError(f"a task called {name!r} is already registered ({TASK_KINDS[name]}); choose another name")
+        rng = random.Random(0)
+        for n in (1, 2, 3, 8):
+            p, a = fn(rng, n)
+            bad = sorted(set(p + a) - set(TASK_CHARS[:-1]))
+            if not (isinstance(p, str) and isinstance(a, str) and a) or bad:
+                raise ValueError(f"task {name!r}: fn(rng, {n}) must return two strings, the answer non-empty, over the "
+                                 f"characters {TASK_CHARS[:-1]!r} (the separator {SEP!r} is the model's); got {(p, a)!r}")
+        TASKS[name], TASK_KINDS[name] = fn, 'synthetic'
+        if depth is not None: TASK_DEPTH[name] = depth
+        sw = sys.modules.get('posenc.sweep')          # a sweep module imported earlier learns the new task's template
+        if sw is not None: sw.TASK_TEMPLATES[name] = 'synthetic'; sw.SYNTHETIC_TASKS += (name,)
+        return fn
+    return deco
 
 # %% ../nbs/04_tasks.ipynb #928eca16
 def exact_match(pred:str, ex:Example) -> bool:

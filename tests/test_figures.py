@@ -10,7 +10,8 @@ from posenc.models import build_model
 @pytest.fixture(scope='module')
 def full(tmp_path_factory):
     root = tmp_path_factory.mktemp('full')
-    fake_runs(root/'runs'/'smoke', pes=('sinusoidal', 'learnable', 't5'), failed=[('copy', 't5', 1)])
+    fake_runs(root/'runs'/'smoke', tasks=('shakespeare', 'shakespeare-mlm', 'ted-small', 'copy', 'passkey'),   # each kind, a retrieval task
+              pes=('sinusoidal', 'learnable', 't5'), failed=[('copy', 't5', 1)])
     return root
 
 def test_draw_all_complete(full):
@@ -18,7 +19,7 @@ def test_draw_all_complete(full):
     assert {f.name for f in files} == {f'{n}.{e}' for n in FIGURES for e in ('png', 'svg')}
     assert all(f.stat().st_size > 1000 for f in files)
     idx = json.loads((full/'figs'/'figures.json').read_text())
-    assert idx['runs'] == 4 * 3 * 2 and all('file' in v for v in idx['figures'].values())
+    assert idx['runs'] == 5 * 3 * 2 and all('file' in v for v in idx['figures'].values())
 
 def test_partial_sweep_skips_with_reasons(tmp_path):
     runs = tmp_path/'runs'/'full'
