@@ -246,7 +246,7 @@ def _usage() -> str:
              "commands:"]
     lines += [f"  {n:<8} {f.__doc__}" for n, f in COMMANDS.items()]
     lines += ["", "every command also takes --plugin FILE.py (or a module; repeat it for several): your own encodings and",
-              "tasks, registered by that file (see nbs/15_plugins.ipynb)"]
+              "tasks, registered by that file (see nbs/08b_plugins.ipynb)"]
     return '\n'.join(lines)
 
 def _underscore(a:str) -> str:
