@@ -22,8 +22,8 @@ __all__ = ['log', 'SEC_WHY', 'SEC_ENCODINGS', 'DATA_NOTES', 'TRAIN_CRITERIA', 'L
            'top_extra_bleu', 'low_bleu_caveat', 'sec_translation', 'sec_lm', 'sec_synthetic', 'sec_results',
            'sec_rope_scaling', 'sec_extrapolation', 'sec_speed', 'sec_examples', 'fmt_p', 'judge', 'compare',
            'conclusion_vaswani', 'conclusion_press', 'synthetic_mrr', 'mrr_table', 'conclusion_kazemnejad',
-           'conclusion_rope', 'conclusion_haviv', 'conclusion_shaw', 'sec_conclusions', 'sec_runs', 'headline',
-           'headline_markdown', 'sec_glance', 'sec_scope', 'report_markdown', 'build_report']
+           'conclusion_rope', 'conclusion_haviv', 'conclusion_shaw', 'repeated_sentences', 'sec_conclusions',
+           'sec_runs', 'headline', 'headline_markdown', 'sec_glance', 'sec_scope', 'report_markdown', 'build_report']
 
 # %% ../nbs/12_report.ipynb #924abd37
 def num(x, nd:int=2) -> str:
@@ -750,7 +750,7 @@ def _bench_decode_table(b:dict, tag:str, slug:str) -> str:
                     f'Incremental decoding with and without the key/value cache, benchmark {tag}.', f'bench-{slug}-decode')
 
 # %% ../nbs/12_report.ipynb #717b1c36
-def _bench_machine(ctx:ReportContext, p:Path) -> list[str]:
+def _bench_machine(ctx:ReportContext, p:Path, first:bool=True) -> list[str]:
     "The subsection of one benchmark file: the machine, then per model kind the ratios and targets, decoding, the figure."
     b, tag = json.loads(p.read_text()), p.parent.name
     slug = re.sub(r'[^A-Za-z0-9-]', '-', tag)
@@ -759,10 +759,10 @@ def _bench_machine(ctx:ReportContext, p:Path) -> list[str]:
     out = [f'## Benchmark {tag} {{#sec-bench-{slug}}}\n',   # machine tags are letters, digits and dashes
            f"Benchmark `{tag}` (`posenc bench`, `runs/bench/{tag}/bench.json`) on "
            f"{md_escape(_scalar_items(mach, skip=('load_avg', 'load_avg_end'))) or 'an unrecorded machine'}. "
-           "Each cell is the median training step (forward, backward and optimizer step) of an encoding divided "
-           "by the same model and shape without one; in brackets, posenc's step divided by x-transformers' "
-           "equivalent (absent where x-transformers has none). Where the benchmark was repeated, the ratio of "
-           "each run is given, separated by a slash.\n"]
+           + ("Each cell is the median training step (forward, backward and optimizer step) of an encoding divided "
+              "by the same model and shape without one; in brackets, posenc's step divided by x-transformers' "
+              "equivalent (absent where x-transformers has none). Where the benchmark was repeated, the ratio of "
+              "each run is given, separated by a slash.\n" if first else "The tables read as those of the first benchmark above.\n")]
     if b.get('notes'): out.append('Notes of the run: ' + '; '.join(md_escape(n) for n in b['notes']) + '.\n')
     if not train: return out + ['(the file lists no results)\n']
     for kind in sorted({r['kind'] for r in train}):
@@ -778,7 +778,8 @@ def _bench_machine(ctx:ReportContext, p:Path) -> list[str]:
 def _bench_tables(ctx:ReportContext) -> list[str]:
     "Tables (and the figure) of every benchmark file `posenc bench` wrote under runs/bench/<machine>/bench.json (CPUs and GPUs)."
     for root in (ctx.runs_dir/'bench', ctx.runs_dir.parent/'bench'):
-        out = [x for p in (sorted(root.glob('*/bench.json')) if root.is_dir() else []) for x in _bench_machine(ctx, p)]
+        files = sorted(root.glob('*/bench.json')) if root.is_dir() else []
+        out = [x for i, p in enumerate(files) for x in _bench_machine(ctx, p, first=i == 0)]
         if out: return out
     return []
 
@@ -881,7 +882,7 @@ def conclusion_vaswani(ctx) -> list[str]:
         if c is None: out.append(f'On {t}, learned and sinusoidal encodings cannot be compared: one of them has no finished run.'); continue
         if skip := _untrained_text(ctx, t, ('learnable', 'sinusoidal')): out.append(skip); continue
         out.append(f'On {t}, learnable − sinusoidal {what} = {_cmp_text(c, 2 if t in tr else 3)}. '
-                   f'Vaswani et al. (2017) found learned and sinusoidal encodings nearly identical; this {judge(c["diff"], c["p"], 0)}.'
+                   f'Against Vaswani et al.\'s (2017) finding that the two are nearly identical, {t} {judge(c["diff"], c["p"], 0)}.'
                    + (low_bleu_caveat(ctx, t) if t in tr else ''))
     return out or ['No translation or language-model runs, so the learned-versus-sinusoidal question of Vaswani et al. (2017) is not examined.']
 
@@ -945,8 +946,8 @@ def conclusion_kazemnejad(ctx) -> list[str]:
         a, b = max(ours, key=means.get), max(rest, key=means.get)
         c = compare(ctx, t, a, b, acc)
         out.append(f"On {t}, accuracy on inputs longer than in training: best of NoPE/T5 ({a}, {num(means[a], 3)}) − best of the "
-                   f"absolute encodings, RoPE and ALiBi ({b}, {num(means[b], 3)}) = {_cmp_text(c, 3)}. Kazemnejad et al. (2023) found that NoPE and T5's relative bias generalise "
-                   f"to longer inputs better than absolute encodings, RoPE and ALiBi; this {judge(c['diff'], c['p'], 1)}.")
+                   f"absolute encodings, RoPE and ALiBi ({b}, {num(means[b], 3)}) = {_cmp_text(c, 3)}: against Kazemnejad et al.'s (2023) finding "
+                   f"that NoPE and T5 generalise best, {t} {judge(c['diff'], c['p'], 1)}.")
     mrr, ts = synthetic_mrr(ctx)
     if mrr:
         top = list(mrr)[:3]
@@ -1005,6 +1006,19 @@ def conclusion_shaw(ctx) -> list[str]:
                    + low_bleu_caveat(ctx, t))
     return out or ['No translation runs, so the relative-representation gain of Shaw et al. (2018) is not examined.']
 
+# %% ../nbs/12_report.ipynb #e2475655
+def repeated_sentences(md:str, # a report in Markdown
+                       min_words:int=12) -> dict[str, int]:
+    "Sentences of at least `min_words` words that occur more than once in the prose of `md` (tables, code, figures and front matter left out)."
+    md = re.sub(r'\A---\n.*?\n---\n', '', md, flags=re.S)
+    md = re.sub(r'```.*?```', '', md, flags=re.S)
+    prose = ' '.join(l for l in md.split('\n') if not l.lstrip().startswith(('|', '![', '#')))   # headings end no sentence
+    sents = [' '.join(s.split()) for s in re.split(r'(?<=[.!?])\s+(?=[A-Z*(\[`])', prose)]
+    seen = {}
+    for s in sents:
+        if len(s.split()) >= min_words: seen[s] = seen.get(s, 0) + 1
+    return {s: n for s, n in seen.items() if n > 1}
+
 # %% ../nbs/12_report.ipynb #2b485591
 def _one_seed_tasks(ctx:ReportContext) -> list[str]:
     "Translation tasks whose every encoding has a single finished seed (their p-values come from the bootstrap alone)."
@@ -1022,8 +1036,15 @@ def sec_conclusions(ctx:ReportContext) -> str:
            + (f' {", ".join(one)} {"has" if len(one) == 1 else "have"} one seed per encoding: there the paired bootstrap\'s '
               'p-value covers which test sentences were drawn, not how a second training run would differ, so '
               '"significant" means larger than the test set\'s sampling noise.' if (one := _one_seed_tasks(ctx)) else '') + '\n']
+    caveats, done = {c.strip(): t for t in tasks_of(ctx.runs, 'seq2seq') if (c := low_bleu_caveat(ctx, t))}, set()
     for title, fn in parts:
-        out.append(f'**{title}.** ' + ' '.join(fn(ctx)) + '\n')
+        text = ' '.join(fn(ctx))
+        for c, t in caveats.items():   # a task's low-BLEU caveat in full once, then a pointer back to it
+            if c not in text: continue
+            short = f'(The caveat on the low BLEU of {t} above applies.)'
+            if c in done: text = text.replace(c, short)
+            else: head, _, tail = text.partition(c); text = head + c + tail.replace(c, short); done.add(c)
+        out.append(f'**{title}.** ' + text + '\n')
         if fn is conclusion_kazemnejad and (t := mrr_table(ctx)): out.append(t)
     return '\n'.join(out)
 

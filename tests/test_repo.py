@@ -110,3 +110,9 @@ def test_readme_mfu_tables_come_from_runs():
     assert files, 'no runs/bench/<machine>/mfu.json: run `posenc bench --mfu --threads 1`'
     readme = (ROOT/'README.md').read_text()
     for f in files: assert mfu_table(json.loads(f.read_text())['rows']) in readme, f
+
+
+def test_committed_report_says_nothing_twice():
+    "No sentence of twelve or more words appears twice in the committed report's prose."
+    from posenc.report import repeated_sentences
+    assert repeated_sentences((ROOT/'report'/'full'/'report.md').read_text()) == {}
