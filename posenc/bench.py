@@ -13,7 +13,7 @@ from .encodings import pe_names, PE_REGISTRY, is_pe
 from .models import build_model
 from .tokenize import PAD_ID, BOS_ID, EOS_ID
 from .io import write_json
-from .results import PE_CATEGORY, TIME_TARGETS, MEM_TARGETS, pe_category, bench_targets, targets_table
+from .results import TIME_TARGETS, MEM_TARGETS, pe_category, bench_targets, targets_table
 
 # %% auto #0
 __all__ = ['XT_PE', 'XT_NO_FLASH', 'QUICK', 'MFU_TASKS', 'cpu_model', 'machine_info', 'machine_tag', 'bench_config', 'make_step',
@@ -61,12 +61,8 @@ def machine_tag(info:dict) -> str:
     return '-'.join(re.sub(r'[^a-z0-9]', '', w) for w in words[:3] if re.sub(r'[^a-z0-9]', '', w)) + f"-{info['torch_threads']}t"
 
 # %% ../nbs/13_bench.ipynb #c4fb22c3
-XT_PE = {'none': dict(use_abs_pos_emb=False), 'learnable': dict(), 'sinusoidal': dict(scaled_sinu_pos_emb=True),
-         'rope': dict(rotary_pos_emb=True, use_abs_pos_emb=False), 'xpos': dict(rotary_xpos=True, use_abs_pos_emb=False),
-         'alibi': dict(alibi_pos_bias=True, use_abs_pos_emb=False), 't5': dict(rel_pos_bias=True, use_abs_pos_emb=False),
-         'cope': dict(attn_use_cope=True, use_abs_pos_emb=False)}
-XT_NO_FLASH = {'t5': "x-transformers: 'flash attention not compatible with t5 relative positional bias' (runs its own attention)",
-               'cope': "x-transformers: 'CoPE is not flash attention compatible' (runs its own attention)"}
+XT_PE = {n: c.xt for n, c in PE_REGISTRY.items() if c.xt is not None}                  # each scheme's class says (`xt`)
+XT_NO_FLASH = {n: c.xt_no_flash for n, c in PE_REGISTRY.items() if c.xt_no_flash}
 
 def bench_config(lib:str, # 'posenc' or 'xt' (x-transformers)
                  kind:str, # 'lm' or 'seq2seq'

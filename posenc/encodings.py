@@ -90,6 +90,10 @@ class PosEnc(nn.Module):
     token_scale_init = False  # True for learned tables added to the tokens: a √d-scaling model scales their init too
     takes_positions = False   # True when every hook honours `pos_map` (arbitrary positions, for `rand_pos` training)
     pos_map = None            # while set (1-D long tensor), row t of the sequence sits at position pos_map[t], not t
+    category = None           # the kind of its cost target: 'none', 'additive', 'rotary', 'bias', 'contextual' (None: 'other')
+    about = None              # its paragraph (Markdown) in the report's section on the encodings
+    xt = None                 # the x-transformers options of its counterpart, for `posenc bench` (None: it has none)
+    xt_no_flash = None        # why x-transformers cannot use flash attention with it (None: it can)
     own_attention = False     # True when `attend` computes a causal self-attention block itself (see `MultiHeadAttention.path`)
     def __init__(self, d_model:int, n_heads:int, n_layers:int=1, max_len:int=1024, causal:bool=False):
         super().__init__()
@@ -137,6 +141,9 @@ class PosEnc(nn.Module):
 @register('none')
 class NoPE(PosEnc):
     "No positional encoding (NoPE): every hook is the identity."
+    category = 'none'   # its cost target's kind (`results.TIME_TARGETS`)
+    xt = {'use_abs_pos_emb': False}   # x-transformers' counterpart, for `posenc bench`
+    about = r"""**None (NoPE).** Nothing is added. A causal decoder can still recover positions from the mask; an encoder cannot."""   # its paragraph in the report
     takes_positions = True
 
 # %% ../nbs/00_encodings.ipynb #e71ab276
@@ -215,6 +222,12 @@ def sinusoid_table(n_pos:int, d:int, base:float=10000.) -> torch.Tensor:
 @register('sinusoidal')
 class SinusoidalPE(PosEnc):
     "Fixed sin/cos table added to the token embeddings (Vaswani et al. 2017)."
+    category = 'additive'   # its cost target's kind (`results.TIME_TARGETS`)
+    xt = {'scaled_sinu_pos_emb': True}   # x-transformers' counterpart, for `posenc bench`
+    about = r"""**Sinusoidal** (Vaswani et al., 2017). $PE_{t,2i} = \sin(t\,\omega_i)$, $PE_{t,2i+1} = \cos(t\,\omega_i)$ with
+$\omega_i = 10000^{-2i/d}$, added to the token embeddings. Each pair of coordinates is a clock hand turning at its
+own speed, and $PE_t \cdot PE_{t+\Delta} = \sum_i \cos(\Delta\,\omega_i)$ depends on $\Delta$ only. Attention, however,
+sees $PE_t W_q W_k^\top PE_{t+\Delta}^\top$, and the projections can undo that clean dependence on distance."""   # its paragraph in the report
     takes_positions = True
     def __init__(self, d_model, n_heads, n_layers=1, max_len=1024, causal=False,
                  base:float=10000.): # wavelengths run from 2π to base·2π
@@ -236,6 +249,10 @@ class SinusoidalPE(PosEnc):
 @register('learnable')
 class LearnablePE(PosEnc):
     "Learned absolute position table added to the token embeddings."
+    category = 'additive'   # its cost target's kind (`results.TIME_TARGETS`)
+    xt = {}   # x-transformers' counterpart, for `posenc bench`
+    about = r"""**Learnable** (GPT, BERT). A table $P \in \mathbb{R}^{L_{max}\times d}$ of free parameters added to the token
+embeddings; it knows nothing of positions beyond $L_{max}$."""   # its paragraph in the report
     takes_positions = True
     token_scale_init = True  # a model that scales its tokens (×√d) scales this table's initial values with them
     def __init__(self, d_model, n_heads, n_layers=1, max_len=1024, causal=False,
@@ -259,6 +276,10 @@ class LearnablePE(PosEnc):
 @register('layerwise')
 class LayerwisePE(PosEnc):
     "A learned absolute table per layer, added inside every block (or per head to q and k)."
+    category = 'additive'   # its cost target's kind (`results.TIME_TARGETS`)
+    xt = None   # no x-transformers counterpart
+    about = r"""**Layer-wise.** A learned table per layer, $x^{(l)} \leftarrow x^{(l)} + P^{(l)}_t$, so every block receives
+absolute position information directly."""   # its paragraph in the report
     takes_positions = True
     token_scale_init = True  # a model that scales its tokens (×√d) scales these tables' initial values with them
     def __init__(self, d_model, n_heads, n_layers=1, max_len=1024, causal=False,
@@ -294,6 +315,10 @@ class LayerwisePE(PosEnc):
 @register('shaw')
 class ShawPE(PosEnc):
     "Shaw et al. 2018 relative position representations, clipped to ±k, on keys (logits) and values."
+    category = 'contextual'   # its cost target's kind (`results.TIME_TARGETS`)
+    xt = None   # no x-transformers counterpart
+    about = r"""**Shaw et al. (2018).** Learned vectors for the clipped distance $r = \mathrm{clip}(j-i, -k, k)$ enter the logits and
+the values: $e_{ij} = q_i\cdot(k_j + a^K_r)/\sqrt{d_h}$ and $z_i = \sum_j \alpha_{ij}(v_j + a^V_r)$."""   # its paragraph in the report
     takes_positions = True
     def __init__(self, d_model, n_heads, n_layers=1, max_len=1024, causal=False,
                  k:int=16, # distances beyond ±k share the edge representation
@@ -355,6 +380,11 @@ def t5_bucket(rel:torch.Tensor, # relative distances j − i (key minus query)
 @register('t5')
 class T5PE(PosEnc):
     "T5 bucketed relative bias: one learned scalar per head and bucket, shared across the layers of a stack."
+    category = 'bias'   # its cost target's kind (`results.TIME_TARGETS`)
+    xt = {'rel_pos_bias': True, 'use_abs_pos_emb': False}   # x-transformers' counterpart, for `posenc bench`
+    xt_no_flash = "x-transformers: 'flash attention not compatible with t5 relative positional bias' (runs its own attention)"
+    about = r"""**T5** (Raffel et al., 2020). A learned scalar per head and per bucket of $j-i$ is added to the logits; small
+distances have a bucket each, larger ones share logarithmically wider buckets, and all layers share the table."""   # its paragraph in the report
     takes_positions = True
     def __init__(self, d_model, n_heads, n_layers=1, max_len=1024, causal=False,
                  num_buckets:int=32, # buckets in all (both directions together when bidirectional)
@@ -420,6 +450,11 @@ def rope_inv_freq(d:int, # rotated dimensions of a head (even)
 @register('rope')
 class RoPE(PosEnc):
     "Rotary position embedding applied to queries and keys; optionally scaled (linear, NTK-aware, YaRN) to run longer."
+    category = 'rotary'   # its cost target's kind (`results.TIME_TARGETS`)
+    xt = {'rotary_pos_emb': True, 'use_abs_pos_emb': False}   # x-transformers' counterpart, for `posenc bench`
+    about = r"""**RoPE** (Su et al., 2021). Queries and keys are rotated pair by pair by angles proportional to their positions,
+$f(x, m) = R_{\Theta,m}\,x$ with $\theta_i = 10000^{-2i/d_h}$, so that
+$\langle f(q,m), f(k,n)\rangle = \langle q, R_{\Theta,n-m}\,k\rangle$ depends on $m-n$ only."""   # its paragraph in the report
     takes_positions = True
     two_sided = False   # True when queries and keys get different tables (xPos)
     exact_buffers = ('inv_freq',)   # float64 buffers that a cast of the model (`.half()`, `.to(torch.bfloat16)`) must not round
@@ -511,6 +546,15 @@ class RoPE(PosEnc):
 @register('xpos')
 class XPos(RoPE):
     "xPos (Sun et al. 2022): RoPE with a per-pair decay ζ_i^((m−n)/scale_base) of the logit with distance; causal only. `set_scaling` (RoPE's) changes the rotation's frequencies, not the decay."
+    category = 'rotary'   # its cost target's kind (`results.TIME_TARGETS`)
+    xt = {'rotary_xpos': True, 'use_abs_pos_emb': False}   # x-transformers' counterpart, for `posenc bench`
+    about = r"""**xPos** (Sun et al., 2022). RoPE with a decay added to each rotated pair: the query at $i$ is scaled by
+$\zeta_m^{\,i/B}$ and the key at $j$ by $\zeta_m^{-j/B}$, so pair $m$ of the rotated product is multiplied by
+$\zeta_m^{(i-j)/B}$, with $\zeta_m = (2m/d_h + \gamma)/(1+\gamma)$, $\gamma = 0.4$ and $B = 512$. The fastest-turning
+pairs decay most ($\zeta_0 \approx 0.29$) and the slowest hardly at all, while the logit still depends on $i-j$ only.
+A key after its query would be scaled up without limit, so xPos runs only in causal stacks. Positions count from 0
+rather than from the centre of the sequence, and a table is refused where its scales would leave the range of the
+number format (beyond about 32,000 positions in float32 or bfloat16)."""   # its paragraph in the report
     causal_only, two_sided = True, True
     exact_buffers = ('inv_freq', 'zeta')
     def __init__(self, d_model, n_heads, n_layers=1, max_len=1024, causal=False,
@@ -558,6 +602,10 @@ def alibi_slopes(n_heads:int) -> list[float]:
 @register('alibi')
 class AlibiPE(PosEnc):
     "ALiBi: a fixed per-head linear distance penalty on the logits."
+    category = 'bias'   # its cost target's kind (`results.TIME_TARGETS`)
+    xt = {'alibi_pos_bias': True, 'use_abs_pos_emb': False}   # x-transformers' counterpart, for `posenc bench`
+    about = r"""**ALiBi** (Press et al., 2022). No position in the embeddings; each head adds a fixed penalty proportional to the
+distance, $-m_h\,|i-j|$, with slopes $m_h = 2^{-8h/H}$ for $h = 1..H$."""   # its paragraph in the report
     takes_positions = True
     def __init__(self, d_model, n_heads, n_layers=1, max_len=1024, causal=False,
                  symmetric:bool=None): # −m|i−j| (True) or the causal form −m(i−j) (False); default: not causal
@@ -588,6 +636,13 @@ def inv_softplus(y:torch.Tensor) -> torch.Tensor:
 @register('kerple')
 class KerplePE(PosEnc):
     "KERPLE (Chi et al. 2022): a learned per-head kernel of the distance, −r1·log(1+r2|j−i|) or −r1·|j−i|^r2, shared by the layers of a stack."
+    category = 'bias'   # its cost target's kind (`results.TIME_TARGETS`)
+    xt = None   # no x-transformers counterpart
+    about = r"""**KERPLE** (Chi et al., 2022). ALiBi's fixed slope becomes a learned kernel of the distance. Each head adds
+$-r_1\log(1 + r_2\,|i-j|)$ (the default, `kernel='log'`) or $-r_1\,|i-j|^{r_2}$ with $0 < r_2 < 2$
+(`kernel='power'`; $r_2 = 1$ gives a learned ALiBi) to the logits. The two positive parameters of each head are
+learned through a softplus, or through $r_2 = 2\sigma(\rho)$ for the power form, and all layers share them. The
+penalty uses $|i-j|$, so an encoder can use it too, with keys on either side penalised alike."""   # its paragraph in the report
     takes_positions = True
     def __init__(self, d_model, n_heads, n_layers=1, max_len=1024, causal=False,
                  kernel:str='log'): # 'log': −r1·log(1 + r2|j−i|); 'power': −r1·|j−i|^r2 with 0 < r2 < 2 (the paper allows r2 = 2; a sigmoid stops short of it)
@@ -633,6 +688,14 @@ def piecewise_mlp(mlp:nn.Sequential, # Linear(1, W), ReLU, Linear(W, H)
 @register('fire')
 class FirePE(PosEnc):
     "FIRE (Li et al. 2023): an MLP of the log distance divided by the log of the query position (at least L), shared by the layers of a stack."
+    category = 'bias'   # its cost target's kind (`results.TIME_TARGETS`)
+    xt = None   # no x-transformers counterpart
+    about = r"""**FIRE** (Li et al., 2023). A small MLP $f_\theta$ (one hidden layer of 32 ReLU units, one output per head) turns a
+normalised distance into the bias $b(i,j) = f_\theta\big(\psi(|i-j|)/\psi(\max(L, i))\big)$, with
+$\psi(x) = \log(1 + c\,x)$. Dividing by the log of the query's own position keeps a causal query's inputs in $[0, 1]$
+however long the sequence. Up to the threshold $L$ the divisor is the constant $\psi(L)$, so for those queries the
+bias depends on $i-j$ alone. $c$ (initially 0.1), $L$ (initially 512) and the MLP are learned, and all layers share
+them."""   # its paragraph in the report
     takes_positions = True
     def __init__(self, d_model, n_heads, n_layers=1, max_len=1024, causal=False,
                  width:int=32, # hidden units of the MLP f: 1 → width → n_heads (ReLU)
@@ -701,6 +764,14 @@ class _ClippedRel(PosEnc):
 @register('xl')
 class TransformerXLPE(_ClippedRel):
     "Transformer-XL relative terms: q·W_R r(i−j) + u·k + v·W_R r(i−j), sinusoidal r clipped to ±k, per-layer W_R, u, v."
+    category = 'contextual'   # its cost target's kind (`results.TIME_TARGETS`)
+    xt = None   # no x-transformers counterpart
+    about = r"""**Transformer-XL** (Dai et al., 2019). The logit has separate terms for content and position:
+$\big[(q_i + u)\cdot k_j + (q_i + v)\cdot W_R\,r_{i-j}\big]/\sqrt{d_h}$. $r_{i-j}$ is the fixed sinusoidal embedding
+($d$ wide) of the distance, $W_R$ projects it into the heads, and the per-head vectors $u$ and $v$ are global content
+and position biases. Here $i-j$ is clipped to $\pm k$ ($k = 16$), as in Shaw's scheme, and may be negative, so
+encoders can use it too. $W_R$, $u$ and $v$ are learned separately in each layer, and the original's segment-level
+memory is not part of it."""   # its paragraph in the report
     def __init__(self, d_model, n_heads, n_layers=1, max_len=1024, causal=False,
                  k:int=16, # distances beyond ±k share the edge embedding
                  global_bias:bool=True): # the learned per-head biases u (content) and v (position)
@@ -725,6 +796,14 @@ class TransformerXLPE(_ClippedRel):
 @register('deberta')
 class DebertaPE(_ClippedRel):
     "DeBERTa disentangled attention: content-to-position q·K^r and position-to-content k·Q^r, shared table clipped to ±k."
+    category = 'contextual'   # its cost target's kind (`results.TIME_TARGETS`)
+    xt = None   # no x-transformers counterpart
+    about = r"""**DeBERTa** (He et al., 2021). Disentangled attention adds a content-to-position and a position-to-content term to
+the content logit: $\big[q_i\cdot k_j + q_i\cdot K^r_{\delta(i,j)} + k_j\cdot Q^r_{\delta(j,i)}\big]/\sqrt{3d_h}$ with
+$\delta(i,j) = \mathrm{clip}(i-j, -k, k)$. The query reads its distance to the key, and the key reads its distance to
+the query. $K^r = P\,W_{k,r}$ and $Q^r = P\,W_{q,r}$ project a single table $P$ of $2k+1$ relative embeddings
+($k = 16$) that all layers share, with each layer learning its own projections. The factor $1/\sqrt{3}$ is the
+paper's, one part for each of the three terms."""   # its paragraph in the report
     def __init__(self, d_model, n_heads, n_layers=1, max_len=1024, causal=False,
                  k:int=16, # distances beyond ±k share the edge rows
                  c2p:bool=True, # content-to-position term (query side)
@@ -887,6 +966,16 @@ class _CoPEAttention(torch.autograd.Function):
 @register('cope')
 class CoPE(PosEnc):
     "Contextual position encoding: positions count sigmoid gates σ(q·k) between key and query; causal stacks only."
+    category = 'contextual'   # its cost target's kind (`results.TIME_TARGETS`)
+    xt = {'attn_use_cope': True, 'use_abs_pos_emb': False}   # x-transformers' counterpart, for `posenc bench`
+    xt_no_flash = "x-transformers: 'CoPE is not flash attention compatible' (runs its own attention)"
+    about = r"""**CoPE** (Golovneva et al., 2024). Positions are counted rather than given: every key $t$ from $j$ up to the query
+$i$ adds a gate $g_{it} = \sigma(q_i\cdot k_t/\sqrt{d_h})$, and the logit gains $q_i\cdot e(p_{ij})$ at the
+contextual position $p_{ij} = \sum_{t=j}^{i} g_{it}$. Here $e$ interpolates linearly between learned vectors
+$e_0, \dots, e_{n-1}$ ($n$ = `npos_max` = 64, larger $p$ clamped to $n-1$); each layer has one table shared by its
+heads, started at zero, and $q_i\cdot e$ is not divided by $\sqrt{d_h}$. With all gates open, $p_{ij} = i-j+1$ is
+the token distance; gates that open only at, say, sentence ends count sentences instead. The sum runs from the key up
+to the query, so CoPE runs only in causal stacks."""   # its paragraph in the report
     causal_only = True       # refuses a bidirectional stack
     takes_positions = True   # it reads no position index, so sampled positions (`rand_pos`) change nothing
     own_attention = True     # training on the CPU, `attend`: one q·kᵀ for the gates and the logits
@@ -920,6 +1009,13 @@ class CoPE(PosEnc):
 @register('prope')
 class PRoPE(RoPE):
     "p-RoPE: RoPE whose lowest-frequency pairs (all but the fraction p) are not rotated (Barbero et al., 2025)."
+    category = 'rotary'   # its cost target's kind (`results.TIME_TARGETS`)
+    xt = None   # no x-transformers counterpart
+    about = r"""**p-RoPE** (Barbero et al., 2025). RoPE with its slowest pairs left unrotated: of the $d_h/2$ frequency pairs, the
+fraction $p$ with the highest frequencies keeps $\theta_i = 10000^{-2i/d_h}$ and the rest get $\theta_i = 0$, so those
+coordinates carry content with no position at all ($p = 0.75$ here; $p = 1$ is RoPE, $p = 0$ NoPE). The authors find
+that trained models use RoPE's lowest frequencies as such position-free channels anyway, and that they drift over
+long contexts."""   # its paragraph in the report
     def __init__(self, d_model, n_heads, n_layers=1, max_len=1024, causal=False,
                  p:float=0.75, # fraction of the frequency pairs kept, the highest frequencies (1: RoPE, 0: NoPE)
                  base:float=10000., # θ_i = base^(−2i/d_head) for the kept pairs
@@ -946,6 +1042,14 @@ def fox_bias(log_f:torch.Tensor, # log forget gates (…, T) of the keys
 @register('fox')
 class FoX(PosEnc):
     "Forgetting Transformer: logits + Σ log σ(w·k_l + b) over the tokens l between key and query (data-dependent decay); causal only."
+    category = 'bias'   # its cost target's kind (`results.TIME_TARGETS`)
+    xt = None   # no x-transformers counterpart
+    about = r"""**FoX** (Lin et al., 2025). A forget gate per head and token, $f_t = \sigma(w\cdot k_t + b)$, adds
+$\sum_{l=j+1}^{i} \log f_l$ to the logit of key $j$ at query $i$: each token passed on the way back from the query
+multiplies the key's weight by its gate. A constant gate gives ALiBi's linear penalty; gates read from the tokens
+let a head forget quickly in one place and remember far back in another. The paper's gate reads the layer's input
+$x_t$; here it reads the head's key $k_t = W_k x_t + b_k$ (the attention's hooks see queries and keys), started at
+$f = 1/2$. Causal stacks only, and no other positional encoding, as in the paper."""   # its paragraph in the report
     causal_only = True
     takes_positions = True   # it reads no position index
     def __init__(self, d_model, n_heads, n_layers=1, max_len=1024, causal=False,
@@ -1010,6 +1114,12 @@ def parse_schedule(spec:str, # e.g. 'rope*3+none' or 'rope+none*'
 class Schedule(PosEnc):
     "A scheme per layer (see `parse_schedule`): every hook is passed to the scheme of its layer, shared biases per layer."
     spec = None   # the schedule's spelling (set on each schedule's class by `schedule_class`)
+    about = r"""**Per-layer schedules** (`rope*3+none`, `rope+none*`). Not a new formula but a choice per layer: each layer of a
+stack uses one of the schemes above. `rope*3+none` repeats three RoPE layers and one NoPE layer over the depth, the
+interleave of Llama 4's iRoPE and of SmolLM3, which drops RoPE in every fourth layer (Meta, 2025; Hugging Face, 2025);
+`rope+none*` keeps RoPE in the first layer only and leaves every later layer without a positional encoding, so
+position enters once and later layers must carry it in the residual stream. A stack of two or three layers has no
+fourth layer, so there `rope*3+none` is RoPE alone, and sweeps leave those runs out."""
     def __init__(self, d_model, n_heads, n_layers=1, max_len=1024, causal=False, **opts):
         super().__init__(d_model, n_heads, n_layers, max_len, causal)
         self.name, self.layer_names = self.spec, parse_schedule(self.spec, n_layers)
@@ -1058,6 +1168,7 @@ def schedule_class(spec:str) -> type:
         doc = f"Per-layer schedule {spec}: " + ', '.join(f"{c.name}" for c in cs) + f" by layer ({SCHEDULE_SYNTAX.split(':')[0]})"
         _SCHEDULE_CLASSES[spec] = type(f'Schedule[{spec}]', (Schedule,), dict(
             spec=spec, name=spec, __doc__=doc, causal_only=any(c.causal_only for c in cs),
+            category=max((c.category or 'other' for c in cs), key=['none', 'additive', 'rotary', 'bias', 'contextual', 'other'].index),
             takes_positions=all(c.takes_positions for c in cs), own_attention=any(c.own_attention for c in cs),
             needs_probs=any(c.needs_probs for c in cs)))
     return _SCHEDULE_CLASSES[spec]

@@ -20,9 +20,9 @@ from .results import (NoData, read_run, load_runs, pe_order, pe_rank, task_rank,
 # %% auto #0
 __all__ = ['log', 'PE_COLORS', 'PE_MARKERS', 'ATTN_KINDS', 'FIGURES', 'pe_color', 'pe_marker', 'pe_hues', 'pe_palette',
            'pe_params', 'trained_param', 'trained_positions', 'fig_pe_tables', 'fig_clock_hands', 'fig_dot_distance',
-           'mds2', 'fig_mds', 'fig_rope_distance', 'fig_bias_matrices', 'fig_loss_curves', 'fig_translation', 'fig_lm',
-           'fig_synthetic', 'fig_passkey', 'fig_extrapolation', 'fig_speed_params', 'read_attention', 'fig_attention',
-           'draw_all']
+           'mds2', 'fig_mds', 'fig_rope_distance', 'fig_bias_matrices', 'scheme_attention', 'fig_schemes',
+           'fig_loss_curves', 'fig_translation', 'fig_lm', 'fig_synthetic', 'fig_passkey', 'fig_extrapolation',
+           'fig_speed_params', 'read_attention', 'fig_attention', 'draw_all']
 
 # %% ../nbs/11_figures.ipynb #5dfac7c8
 log = logging.getLogger('posenc.figures')
@@ -216,6 +216,40 @@ def fig_bias_matrices(runs:list[dict], # loaded runs (head count, trained T5 tab
     axs[1, 0].set_ylabel('trained' if rb is not None else 'at init', fontsize=7)
     fig.suptitle(f"attention-logit bias (query row × key column, T={T})\nT5: "
                  + (f'trained ({rid})' if rb is not None else 'random initialisation, no trained table saved'), fontsize=9)
+    return fig
+
+# %% ../nbs/11_figures.ipynb #a03cff78
+def scheme_attention(name:str, # a registered scheme (or a schedule: its first layer)
+                     T:int=32, d_model:int=64, n_heads:int=4, seed:int=0) -> np.ndarray:
+    """What a scheme alone makes of positions: head 0's attention weights (T × T, causal) when every token has the same
+    content, through every hook of the scheme's first layer; its learned parameters drawn at random (N(0, 0.5)), as a
+    trained model's would not be zero."""
+    from posenc.attention import MultiHeadAttention
+    g = torch.Generator().manual_seed(seed)
+    pe = make_pe(name, d_model, n_heads, 1, max(T, 64), causal=True)
+    with torch.no_grad():
+        for p in pe.parameters(): p.copy_(torch.randn(p.shape, generator=g) * 0.5)
+        mha = MultiHeadAttention(d_model, n_heads)
+        for p in mha.parameters(): p.copy_(torch.randn(p.shape, generator=g) * d_model ** -0.5)
+        x = torch.randn(1, 1, d_model, generator=g).expand(1, T, d_model)     # one token, repeated: content is constant
+        mha.capture = []
+        mha(pe.block(pe.embed(x, 0), 0, 0), pe, 0, causal=True, bias=pe.bias(T, T, 0, 0))
+        return mha.capture[0][0, 0].numpy()
+
+def fig_schemes(runs:list[dict]=None, # unused: every registered scheme, from its formula
+                T:int=32):
+    "Every registered scheme on its own: head 0's attention weights over constant content (log scale), positions 0..T−1."
+    names = list(pe_order())
+    nc = 6; nr = -(-len(names) // nc)
+    fig = _fig(1.55 * nc + 0.7, 1.6 * nr); axs = fig.subplots(nr, nc, squeeze=False).ravel()
+    for a in axs[len(names):]: a.set_axis_off()
+    for a, n in zip(axs, names):
+        w = scheme_attention(n, T)
+        v = np.log10(np.maximum(w, 1e-4)); v[np.triu_indices(len(v), 1)] = np.nan     # keys after the query: blank
+        im = a.imshow(v, vmin=-4, vmax=0, cmap='magma', interpolation='nearest')
+        a.set_title(n, fontsize=8); a.set_xticks([]); a.set_yticks([])
+    for a in axs[::nc]: a.set_ylabel('query i', fontsize=7)
+    fig.colorbar(im, ax=axs[:len(names)].tolist(), shrink=0.7, label='log₁₀ weight')
     return fig
 
 # %% ../nbs/11_figures.ipynb #18813066
@@ -453,7 +487,7 @@ def fig_attention(runs:list[dict], layer:int=-1):
 # %% ../nbs/11_figures.ipynb #517cec60
 FIGURES = {
     'pe_tables': fig_pe_tables, 'clock_hands': fig_clock_hands, 'dot_distance': fig_dot_distance, 'mds': fig_mds,
-    'rope_distance': fig_rope_distance, 'bias_matrices': fig_bias_matrices, 'loss_curves': fig_loss_curves,
+    'rope_distance': fig_rope_distance, 'bias_matrices': fig_bias_matrices, 'schemes': fig_schemes, 'loss_curves': fig_loss_curves,
     'translation': fig_translation, 'lm': fig_lm, 'synthetic': fig_synthetic, 'passkey': fig_passkey, 'extrapolation': fig_extrapolation,
     'speed_params': fig_speed_params, 'attention': fig_attention}
 

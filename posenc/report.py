@@ -17,9 +17,9 @@ log = logging.getLogger('posenc.report')
 # %% auto #0
 __all__ = ['log', 'SEC_WHY', 'SEC_ENCODINGS', 'DATA_NOTES', 'TRAIN_CRITERIA', 'LOW_BLEU', 'RETRIEVED', 'SCALINGS',
            'KAZEMNEJAD_MRR', 'KAZEMNEJAD_OTHERS', 'num', 'pmci', 'pm', 'md_escape', 'md_table', 'ReportContext',
-           'front_matter', 'sec_encodings', 'sec_setup', 'passes', 'check_runs', 'train_check', 'extra_test_sets',
-           'test_set_checks', 'synthetic_trained', 'trained', 'trained_table', 'sec_trained', 'top_bleu',
-           'top_extra_bleu', 'low_bleu_caveat', 'sec_translation', 'sec_lm', 'sec_synthetic', 'sec_results',
+           'front_matter', 'scheme_paragraphs', 'sec_encodings', 'sec_setup', 'passes', 'check_runs', 'train_check',
+           'extra_test_sets', 'test_set_checks', 'synthetic_trained', 'trained', 'trained_table', 'sec_trained',
+           'top_bleu', 'top_extra_bleu', 'low_bleu_caveat', 'sec_translation', 'sec_lm', 'sec_synthetic', 'sec_results',
            'sec_rope_scaling', 'sec_extrapolation', 'sec_speed', 'sec_examples', 'fmt_p', 'judge', 'compare',
            'conclusion_vaswani', 'conclusion_press', 'synthetic_mrr', 'mrr_table', 'conclusion_kazemnejad',
            'conclusion_rope', 'conclusion_haviv', 'conclusion_shaw', 'repeated_sentences', 'sec_conclusions',
@@ -122,96 +122,13 @@ SEC_ENCODINGS = r"""
 # The encodings {#sec-encodings}
 
 Positions are $i$ (query) and $j$ (key); $d$ is the model width, $d_h$ the head width, $q_i, k_j$ a head's query and key.
+"""   # the section's opening; each scheme's paragraph is its class's `about`
 
-**None (NoPE).** Nothing is added. A causal decoder can still recover positions from the mask; an encoder cannot.
-
-**Sinusoidal** (Vaswani et al., 2017). $PE_{t,2i} = \sin(t\,\omega_i)$, $PE_{t,2i+1} = \cos(t\,\omega_i)$ with
-$\omega_i = 10000^{-2i/d}$, added to the token embeddings. Each pair of coordinates is a clock hand turning at its
-own speed, and $PE_t \cdot PE_{t+\Delta} = \sum_i \cos(\Delta\,\omega_i)$ depends on $\Delta$ only. Attention, however,
-sees $PE_t W_q W_k^\top PE_{t+\Delta}^\top$, and the projections can undo that clean dependence on distance.
-
-**Learnable** (GPT, BERT). A table $P \in \mathbb{R}^{L_{max}\times d}$ of free parameters added to the token
-embeddings; it knows nothing of positions beyond $L_{max}$.
-
-**Layer-wise.** A learned table per layer, $x^{(l)} \leftarrow x^{(l)} + P^{(l)}_t$, so every block receives
-absolute position information directly.
-
-**Shaw et al. (2018).** Learned vectors for the clipped distance $r = \mathrm{clip}(j-i, -k, k)$ enter the logits and
-the values: $e_{ij} = q_i\cdot(k_j + a^K_r)/\sqrt{d_h}$ and $z_i = \sum_j \alpha_{ij}(v_j + a^V_r)$.
-
-**T5** (Raffel et al., 2020). A learned scalar per head and per bucket of $j-i$ is added to the logits; small
-distances have a bucket each, larger ones share logarithmically wider buckets, and all layers share the table.
-
-**RoPE** (Su et al., 2021). Queries and keys are rotated pair by pair by angles proportional to their positions,
-$f(x, m) = R_{\Theta,m}\,x$ with $\theta_i = 10000^{-2i/d_h}$, so that
-$\langle f(q,m), f(k,n)\rangle = \langle q, R_{\Theta,n-m}\,k\rangle$ depends on $m-n$ only.
-
-**ALiBi** (Press et al., 2022). No position in the embeddings; each head adds a fixed penalty proportional to the
-distance, $-m_h\,|i-j|$, with slopes $m_h = 2^{-8h/H}$ for $h = 1..H$.
-
-**xPos** (Sun et al., 2022). RoPE with a decay added to each rotated pair: the query at $i$ is scaled by
-$\zeta_m^{\,i/B}$ and the key at $j$ by $\zeta_m^{-j/B}$, so pair $m$ of the rotated product is multiplied by
-$\zeta_m^{(i-j)/B}$, with $\zeta_m = (2m/d_h + \gamma)/(1+\gamma)$, $\gamma = 0.4$ and $B = 512$. The fastest-turning
-pairs decay most ($\zeta_0 \approx 0.29$) and the slowest hardly at all, while the logit still depends on $i-j$ only.
-A key after its query would be scaled up without limit, so xPos runs only in causal stacks. Positions count from 0
-rather than from the centre of the sequence, and a table is refused where its scales would leave the range of the
-number format (beyond about 32,000 positions in float32 or bfloat16).
-
-**KERPLE** (Chi et al., 2022). ALiBi's fixed slope becomes a learned kernel of the distance. Each head adds
-$-r_1\log(1 + r_2\,|i-j|)$ (the default, `kernel='log'`) or $-r_1\,|i-j|^{r_2}$ with $0 < r_2 < 2$
-(`kernel='power'`; $r_2 = 1$ gives a learned ALiBi) to the logits. The two positive parameters of each head are
-learned through a softplus, or through $r_2 = 2\sigma(\rho)$ for the power form, and all layers share them. The
-penalty uses $|i-j|$, so an encoder can use it too, with keys on either side penalised alike.
-
-**FIRE** (Li et al., 2023). A small MLP $f_\theta$ (one hidden layer of 32 ReLU units, one output per head) turns a
-normalised distance into the bias $b(i,j) = f_\theta\big(\psi(|i-j|)/\psi(\max(L, i))\big)$, with
-$\psi(x) = \log(1 + c\,x)$. Dividing by the log of the query's own position keeps a causal query's inputs in $[0, 1]$
-however long the sequence. Up to the threshold $L$ the divisor is the constant $\psi(L)$, so for those queries the
-bias depends on $i-j$ alone. $c$ (initially 0.1), $L$ (initially 512) and the MLP are learned, and all layers share
-them.
-
-**Transformer-XL** (Dai et al., 2019). The logit has separate terms for content and position:
-$\big[(q_i + u)\cdot k_j + (q_i + v)\cdot W_R\,r_{i-j}\big]/\sqrt{d_h}$. $r_{i-j}$ is the fixed sinusoidal embedding
-($d$ wide) of the distance, $W_R$ projects it into the heads, and the per-head vectors $u$ and $v$ are global content
-and position biases. Here $i-j$ is clipped to $\pm k$ ($k = 16$), as in Shaw's scheme, and may be negative, so
-encoders can use it too. $W_R$, $u$ and $v$ are learned separately in each layer, and the original's segment-level
-memory is not part of it.
-
-**DeBERTa** (He et al., 2021). Disentangled attention adds a content-to-position and a position-to-content term to
-the content logit: $\big[q_i\cdot k_j + q_i\cdot K^r_{\delta(i,j)} + k_j\cdot Q^r_{\delta(j,i)}\big]/\sqrt{3d_h}$ with
-$\delta(i,j) = \mathrm{clip}(i-j, -k, k)$. The query reads its distance to the key, and the key reads its distance to
-the query. $K^r = P\,W_{k,r}$ and $Q^r = P\,W_{q,r}$ project a single table $P$ of $2k+1$ relative embeddings
-($k = 16$) that all layers share, with each layer learning its own projections. The factor $1/\sqrt{3}$ is the
-paper's, one part for each of the three terms.
-
-**CoPE** (Golovneva et al., 2024). Positions are counted rather than given: every key $t$ from $j$ up to the query
-$i$ adds a gate $g_{it} = \sigma(q_i\cdot k_t/\sqrt{d_h})$, and the logit gains $q_i\cdot e(p_{ij})$ at the
-contextual position $p_{ij} = \sum_{t=j}^{i} g_{it}$. Here $e$ interpolates linearly between learned vectors
-$e_0, \dots, e_{n-1}$ ($n$ = `npos_max` = 64, larger $p$ clamped to $n-1$); each layer has one table shared by its
-heads, started at zero, and $q_i\cdot e$ is not divided by $\sqrt{d_h}$. With all gates open, $p_{ij} = i-j+1$ is
-the token distance; gates that open only at, say, sentence ends count sentences instead. The sum runs from the key up
-to the query, so CoPE runs only in causal stacks.
-
-**p-RoPE** (Barbero et al., 2025). RoPE with its slowest pairs left unrotated: of the $d_h/2$ frequency pairs, the
-fraction $p$ with the highest frequencies keeps $\theta_i = 10000^{-2i/d_h}$ and the rest get $\theta_i = 0$, so those
-coordinates carry content with no position at all ($p = 0.75$ here; $p = 1$ is RoPE, $p = 0$ NoPE). The authors find
-that trained models use RoPE's lowest frequencies as such position-free channels anyway, and that they drift over
-long contexts.
-
-**FoX** (Lin et al., 2025). A forget gate per head and token, $f_t = \sigma(w\cdot k_t + b)$, adds
-$\sum_{l=j+1}^{i} \log f_l$ to the logit of key $j$ at query $i$: each token passed on the way back from the query
-multiplies the key's weight by its gate. A constant gate gives ALiBi's linear penalty; gates read from the tokens
-let a head forget quickly in one place and remember far back in another. The paper's gate reads the layer's input
-$x_t$; here it reads the head's key $k_t = W_k x_t + b_k$ (the attention's hooks see queries and keys), started at
-$f = 1/2$. Causal stacks only, and no other positional encoding, as in the paper.
-
-**Per-layer schedules** (`rope*3+none`, `rope+none*`). Not a new formula but a choice per layer: each layer of a
-stack uses one of the schemes above. `rope*3+none` repeats three RoPE layers and one NoPE layer over the depth, the
-interleave of Llama 4's iRoPE and of SmolLM3, which drops RoPE in every fourth layer (Meta, 2025; Hugging Face, 2025);
-`rope+none*` keeps RoPE in the first layer only and leaves every later layer without a positional encoding, so
-position enters once and later layers must carry it in the residual stream. A stack of two or three layers has no
-fourth layer, so there `rope*3+none` is RoPE alone, and sweeps leave those runs out.
-"""
+def scheme_paragraphs() -> str:
+    "The paragraph of every registered scheme, in registration order, from its class (`about`; a plugin without one: its name and docstring)."
+    from posenc.encodings import PE_REGISTRY
+    paras = [c.about or f"**{n}.** {(c.__doc__ or '').strip()}" for n, c in PE_REGISTRY.items()]
+    return '\n\n'.join(dict.fromkeys(p.strip() for p in paras)) + '\n'   # schedules share theirs
 
 def sec_encodings(ctx:ReportContext) -> str:
     "The schemes with their formulas and the pictures of `posenc.figures`."
@@ -220,8 +137,10 @@ def sec_encodings(ctx:ReportContext) -> str:
             ('dot_distance', 'Sinusoidal dot product against distance: raw, and through random query/key projections.'),
             ('mds', 'Two-dimensional MDS of the position vectors of the sinusoidal and a trained learnable table.'),
             ('rope_distance', 'RoPE score against relative distance.'),
-            ('bias_matrices', 'ALiBi and T5 attention-logit biases, head by head.')]
-    return SEC_ENCODINGS + '\n' + '\n'.join(ctx.figure(n, c) for n, c in figs)
+            ('bias_matrices', 'ALiBi and T5 attention-logit biases, head by head.'),
+            ('schemes', 'Every registered scheme on its own: the attention weights of one head when every token has the same '
+                        'content, so that only positions shape them (log scale; learned parameters drawn at random).')]
+    return SEC_ENCODINGS + '\n' + scheme_paragraphs() + '\n' + '\n'.join(ctx.figure(n, c) for n, c in figs)
 
 # %% ../nbs/12_report.ipynb #d434bea0
 DATA_NOTES = {

@@ -10,9 +10,9 @@ import numpy as np
 from .tasks import TASK_KINDS
 
 # %% auto #0
-__all__ = ['RUN_FILES', 'TIDY_COLUMNS', 'PE_CATEGORY', 'TIME_TARGETS', 'MEM_TARGETS', 'NoData', 'read_run', 'failure_cause',
-           'pe_order', 'pe_rank', 'run_dirs', 'load_runs', 'select', 'task_rank', 'tasks_of', 'by_pe', 'mean_std',
-           'ci95', 'ci95_interval', 'pe_means', 'best_pe', 'metric_at', 'tidy', 'tidy_log', 'sentence_stats',
+__all__ = ['RUN_FILES', 'TIDY_COLUMNS', 'TIME_TARGETS', 'MEM_TARGETS', 'NoData', 'read_run', 'failure_cause', 'pe_order',
+           'pe_rank', 'run_dirs', 'load_runs', 'select', 'task_rank', 'tasks_of', 'by_pe', 'mean_std', 'ci95',
+           'ci95_interval', 'pe_means', 'best_pe', 'metric_at', 'tidy', 'tidy_log', 'sentence_stats',
            'score_from_stats', 'bootstrap_scores', 't_pvalue', 'welch', 'boot_p', 'pe_category', 'bench_targets',
            'targets_table', 'mean_reciprocal_rank']
 
@@ -303,24 +303,13 @@ def boot_p(boot_a:np.ndarray, boot_b:np.ndarray) -> float:
     return float(min(1., 2 * min((d <= 0).mean(), (d >= 0).mean())))
 
 # %% ../nbs/10b_results.ipynb #a1b2c3d5
-PE_CATEGORY = {'none': 'none', 'sinusoidal': 'additive', 'learnable': 'additive', 'layerwise': 'additive',
-               'rope': 'rotary', 'xpos': 'rotary', 'prope': 'rotary',
-               'alibi': 'bias', 't5': 'bias', 'fire': 'bias', 'kerple': 'bias', 'fox': 'bias',
-               # logit terms that depend on the query's content (q·a_{j−i}, q·W r, k·W r, σ(q·k) gates): the contextual forms
-               'shaw': 'contextual', 'xl': 'contextual', 'deberta': 'contextual', 'cope': 'contextual'}
 TIME_TARGETS = {'additive': 1.10, 'rotary': 1.10, 'bias': 1.25, 'contextual': 1.6} # step time ÷ none at T=512, on the CPU
 MEM_TARGETS = {'alibi': 1.3, 't5': 1.3} # peak step memory ÷ none at T=2048, any device
 
 def pe_category(pe:str) -> str:
-    "The scheme's kind for the cost targets: `PE_CATEGORY[pe]`; a per-layer schedule's costliest scheme's; else 'other' (no target)."
-    if pe not in PE_CATEGORY and ('+' in pe or '*' in pe):
-        from posenc.encodings import is_pe, schedule_terms
-        if is_pe(pe):
-            pattern, fill = schedule_terms(pe)
-            cats = [pe_category(n) for n in pattern + [fill] * bool(fill)]
-            order = ['none', *TIME_TARGETS, 'other']
-            return max(cats, key=order.index)
-    return PE_CATEGORY.get(pe, 'other')
+    "The scheme's kind for the cost targets: its class's `category` (a per-layer schedule: its costliest scheme's); else 'other' (no target)."
+    from posenc.encodings import is_pe, get_pe
+    return (get_pe(pe).category if is_pe(pe) else None) or 'other'
 
 def _verdict(v, limit, where):
     if limit is None: return '—'
