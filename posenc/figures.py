@@ -15,7 +15,7 @@ from matplotlib.figure import Figure
 from matplotlib.patches import Patch
 from .encodings import make_pe, sinusoid_table, alibi_slopes
 from .results import (NoData, read_run, load_runs, pe_order, pe_rank, task_rank, select, tasks_of, by_pe,
-                            mean_std, ci95_interval, tidy, tidy_log, sentence_stats, score_from_stats, bootstrap_scores)
+                            mean_std, ci95_interval, tidy, tidy_log, sentence_stats, score_from_stats, bootstrap_scores, metric_at)
 
 # %% auto #0
 __all__ = ['log', 'PE_COLORS', 'PE_MARKERS', 'ATTN_KINDS', 'FIGURES', 'pe_color', 'pe_marker', 'pe_hues', 'pe_palette',
@@ -296,18 +296,31 @@ def _bar_panel(ax, df:pd.DataFrame, # tidy rows of one measure (`posenc.results.
     ax.set_xticks(range(len(order)), order, rotation=30, fontsize=8); ax.set(xlabel='', ylabel=ylabel)
 
 def fig_translation(runs:list[dict], # loaded runs
-                    n_boot:int=1000): # bootstrap resamples (0: seed intervals only)
-    "BLEU and chrF (beam) per encoding and translation task, with seed and bootstrap 95% intervals."
+                    n_boot:int=1000): # bootstrap resamples of the scored test (0: seed intervals only)
+    """Beam BLEU per encoding on every test set of every translation task (a row per task, a panel per set), each seed a
+    dot, the 95% interval over seeds in black, the copied source dashed (runs without per-set scores: their one test,
+    with a bootstrap interval over its sentences in grey)."""
     tasks = tasks_of(runs, 'seq2seq')
     if not tasks: raise NoData('no finished translation run')
-    fig = _fig(8, 2.8 * len(tasks)); axs = fig.subplots(len(tasks), 2, squeeze=False)
+    sets = {t: list(dict.fromkeys(n for r in select(runs, task=t) for n in (r['metrics'].get('by_test_set') or {}))) or [None] for t in tasks}
+    nc = max(len(s) for s in sets.values())
+    fig = _fig(max(8, 3.6 * nc), 2.9 * len(tasks)); axs = fig.subplots(len(tasks), nc, squeeze=False)
     for row, task in zip(axs, tasks):
         rs = select(runs, task=task)
-        for a, metric in zip(row, ('bleu', 'chrf')):
-            try: boot = bootstrap_scores(by_pe(rs), metric, n=n_boot) if n_boot else None
-            except NoData as e: boot = None; log.info(f'{task}: no bootstrap ({e})')
-            _bar_panel(a, tidy(rs, f'{metric}.beam'), f'{metric.upper()} (beam)', boot)
-            a.set_title(f'{task}: {metric.upper()}' + (' (black: seeds, grey: bootstrap 95%)' if boot else ''), fontsize=9)
+        for a in row[len(sets[task]):]: a.set_axis_off()
+        for a, s in zip(row, sets[task]):
+            key = 'bleu.beam' if s is None else f'by_test_set.{s}.bleu'
+            extra = s is not None and any(((r['metrics'].get('by_test_set') or {}).get(s) or {}).get('extra') for r in rs)
+            boot = None
+            if n_boot and s is None:   # a run without per-set scores: its one test, with a bootstrap over its sentences
+                try: boot = bootstrap_scores(by_pe(rs), 'bleu', n=n_boot)
+                except NoData as e: log.info(f'{task}: no bootstrap ({e})')
+            _bar_panel(a, tidy(rs, key), 'BLEU (beam)', boot)
+            base = [metric_at(r, 'baseline.copy_source.bleu' if s is None else f'by_test_set.{s}.copy_source.bleu') for r in rs]
+            base = [b for b in base if b is not None]
+            if base: a.axhline(base[0], color='k', ls='--', lw=0.8)
+            n = metric_at(rs[0], f'by_test_set.{s}.sentences') if s else None
+            a.set_title(f"{task}: {s or 'test'}" + (f' ({n:,} sent.)' if n else '') + (' †' if extra else ''), fontsize=9)
     return fig
 
 # %% ../nbs/11_figures.ipynb #ff270d49

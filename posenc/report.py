@@ -455,7 +455,7 @@ def sec_translation(ctx:ReportContext, task:str) -> str:
                     + ' Valid loss: label-smoothed cross-entropy (nats per target token) on the validation set.',
                     f'res-{task}'),
            'sacrebleu signatures: ' + ('; '.join(f'`{s}`' for s in sigs) if sigs else 'not recorded') + '.'
-           + (f' The scores with their intervals over seeds and over test sentences are drawn in {ctx.ref("translation")}.' if ctx.has_figure('translation') else '') + '\n']
+           + (f' The beam BLEU of every test set, seed by seed, is drawn in {ctx.ref("translation")}.' if ctx.has_figure('translation') else '') + '\n']
     top, ood = top_bleu(ctx, task), _out_of_domain(ctx, task)
     if top < LOW_BLEU and ood:
         out.append(f"On the official test sets every encoding stays below {LOW_BLEU} BLEU (best mean {num(top)}), while on "
@@ -550,7 +550,7 @@ def sec_results(ctx:ReportContext) -> str:
         return out[0] + '\nNo run has finished, so there are no results to report.\n'
     out.append('Training curves of every run, averaged over seeds' + _see(ctx, 'loss_curves') + ':\n')
     out.append(ctx.figure('loss_curves', 'Training loss against steps and wall time, mean ± std over seeds.'))
-    for kind, fn, figs in (('seq2seq', sec_translation, [('translation', 'BLEU and chrF (beam) per encoding: bars are means over seeds, dots single seeds, black 95% intervals over seeds, grey 95% bootstrap intervals over test sentences.')]),
+    for kind, fn, figs in (('seq2seq', sec_translation, [('translation', 'Beam BLEU per encoding on every test set of each translation task (†: a set scored on its own): bars are means over seeds, dots single seeds, black 95% intervals over seeds; the dashed line is the French source copied as the output.')]),
                            ('lm', sec_lm, [('lm', 'Validation loss and bits per character (causal LM) and bits per masked token (MLM), per encoding.')]),
                            ('mlm', sec_lm, []),
                            ('synthetic', sec_synthetic, [('synthetic', 'Accuracy against input length; the dashed line marks the longest training length.')])):
