@@ -409,7 +409,7 @@ def fig_extrapolation(runs:list[dict], bins:int=64):
     "LM loss against evaluation length (chunked and sliding) and against position, per encoding."
     tasks = [t for t in tasks_of(runs, 'lm') if any(r['metrics'].get('extrapolation') for r in select(runs, task=t))]
     if not tasks: raise NoData('no finished LM run with extrapolation results')
-    fig = _fig(9, 2.8 * len(tasks)); axs = fig.subplots(len(tasks), 2, squeeze=False)
+    fig = _fig(10.2, 2.8 * len(tasks)); axs = fig.subplots(len(tasks), 2, squeeze=False)
     for row, task in zip(axs, tasks):
         rs = [r for r in select(runs, task=task) if r['metrics'].get('extrapolation')]
         L = rs[0]['metrics']['extrapolation'].get('train_len')
@@ -427,7 +427,12 @@ def fig_extrapolation(runs:list[dict], bins:int=64):
         row[0].title.set_fontsize(9)
         if L: row[0].axvline(L, color='k', ls=':', lw=1); row[1].axvline(L, color='k', ls=':', lw=1)
         row[1].set(title=f'{task}: loss vs position (longest evaluation)', xlabel='position', ylabel='loss')
-        row[1].title.set_fontsize(9); _legend(row[0])
+        row[1].title.set_fontsize(9)
+    if (lg := axs[0][0].get_legend()) is not None:   # beside the panels, where it covers no line
+        h, l = axs[0][0].get_legend_handles_labels(); lg.remove()
+        fig.legend(h, l, loc='outside right upper', fontsize=7, frameon=False)
+    for a in axs[1:, 0]:
+        if a.get_legend() is not None: a.get_legend().remove()
     return fig
 
 # %% ../nbs/11_figures.ipynb #5e3e1a83
