@@ -38,6 +38,97 @@ _ERRORS = dict(   # error.json of each way a run can fail, as the recipe writes 
     stopped=dict(status='failed', step=30, error='KeyboardInterrupt: '))
 FAILURES = (*_ERRORS, 'corrupt', 'unfinished')   # corrupt: metrics.json truncated; unfinished: neither metrics.json nor error.json
 
+def _fake_config(task, pe, seed, profile, kind) -> dict:
+    "config.json of a fake run, the recipe's keys."
+    model = dict(vocab_size=65, d_model=64, n_heads=4, n_layers=2, n_dec_layers=2, d_ff=256, dropout=0.1,
+                 attn_dropout=0., pe=pe, pe_opts={}, max_len=256, norm_first=True, tie_embeddings=True,
+                 cross_pe=False, activation='gelu', pad_id=0)
+    return dict(task=task, pe=pe, seed=seed, profile=profile, kind=kind, params=dict(max_steps=60, batch_size=16, seq_len=64, lr=1e-3),
+                model=model, git_commit='0123abc', versions=dict(python='3.12', torch='2.13.0'),
+                machine=dict(platform='Linux-fake', processor='x86_64', cpus=2, torch_threads=1, accelerator=None),
+                data=dict(description=f'fake {task} data', train_tokens_available=100000 + 1000 * len(task)),
+                train=dict(max_steps=60, lr=1e-3, optimizer='adamw'), started='2026-01-01T00:00:00+00:00')
+
+def _fake_log(path, rng, pe, q):
+    "log.jsonl: a loss falling from 4.7 towards 1.2 + q over 60 steps, validation every 30."
+    with open(path, 'w') as f:
+        for step in range(0, 61, 10):
+            tl = 3.5 * math.exp(-step / 30) + 1.2 + q + 0.05 * rng.random()
+            rec = dict(step=step, time=round(0.5 * step * (1 + 0.2 * pe_rank(pe) / 8), 3), tokens=step * 1024,
+                       train_loss=tl, lr=1e-3, tok_per_s=2000. - 50 * pe_rank(pe))
+            if step % 30 == 0: rec['val_loss'] = tl + 0.1
+            f.write(json.dumps(rec) + '\n')
+
+def _fake_lm(pe, vl) -> dict:
+    "A causal LM's metrics: perplexity, bits, baselines and extrapolation (flat for alibi, rope and none)."
+    L = 64
+    grow = 0.02 if pe in ('alibi', 'rope', 'none') else 0.25
+    return dict(val_ppl=math.exp(vl), val_bpc=vl / math.log(2), baseline=dict(unigram=3.35, bigram=2.49), extrapolation=dict(
+        train_len=L, lengths=[L, 2 * L, 4 * L, 8 * L],
+        chunked_loss=[vl + grow * i for i in range(4)], sliding_loss=[vl + grow * i * 0.8 for i in range(4)],
+        loss_by_pos={str(n): [vl + 0.5 * math.exp(-t / 8) + (grow * (t - L) / L if t > L else 0) for t in range(n)] for n in (L, 8 * L)}))
+
+def _fake_synthetic(task, pe, q) -> dict:
+    "A synthetic task's metrics, trained on lengths ≤ 16; a retrieval task also by the key's depth."
+    accs = {str(n): max(0., min(1., 1 - q - (0.1 * (n / 16 - 1) * (1 + pe_rank(pe)) if n > 16 else 0))) for n in (4, 8, 16, 32, 64)}
+    met = dict(acc_by_len=accs, train_max_len=16, acc_in_dist=float(np.mean([accs[k] for k in ('4', '8', '16')])),
+               acc_ood=float(np.mean([accs[k] for k in ('32', '64')])), baseline=dict(constant_answer=0.05))
+    if task in TASK_DEPTH:   # worse far from the question
+        met['acc_by_depth'] = dict(edges=[0, .2, .4, .6, .8, 1.], count={n: [20] * 5 for n in accs},
+            acc={n: [max(0., a - (0.1 * (4 - b) if int(n) > 16 else 0)) for b in range(5)] for n, a in accs.items()})
+    return met
+
+def _fake_translation(d, rng, pe, q, refs, srcs) -> dict:
+    "A translation run's metrics and its hypothesis files: corpus and per-set BLEU/chrF with signatures, baselines, examples."
+    from sacrebleu.metrics import BLEU, CHRF
+    n_sent = len(refs)
+    greedy = [_noisy(rng, s, 0.25 + q) for s in refs]
+    beam = [_noisy(rng, s, 0.2 + q) for s in refs]
+    for name, lines in (('ref', refs), ('hyp.greedy', greedy), ('hyp.beam', beam)):
+        (d/f'{name}.txt').write_text('\n'.join(lines) + '\n')
+    bleu, chrf = BLEU(), CHRF()
+    sc = {k: (bleu.corpus_score(h, [refs]).score, chrf.corpus_score(h, [refs]).score) for k, h in (('greedy', greedy), ('beam', beam))}
+    short = [i for i, s in enumerate(srcs) if len(s.split()) <= 8]
+    long_ = [i for i in range(n_sent) if i not in short]
+    score = lambda m, hs, ix: m.corpus_score([hs[i] for i in ix], [[refs[i] for i in ix]]).score
+    one = lambda hs, ix, extra: dict(bleu=score(bleu, hs, ix), chrf=score(chrf, hs, ix), sentences=len(ix), extra=extra,
+                                     copy_source=dict(bleu=score(bleu, srcs, ix), chrf=score(chrf, srcs, ix)))
+    h = n_sent // 2   # two official test sets (halves of the scored test) and an extra one (its greedy output stands in)
+    return dict(bleu={k: v[0] for k, v in sc.items()}, chrf={k: v[1] for k, v in sc.items()},
+                sacrebleu_signature=dict(bleu=str(bleu.get_signature()), chrf=str(chrf.get_signature())),
+                bleu_by_src_len={b: score(bleu, beam, ix) for b, ix in (('1-8', short), ('9+', long_))},
+                decode_sent_per_s=50. - pe_rank(pe),
+                baseline=dict(copy_source=dict(bleu=bleu.corpus_score(srcs, [refs]).score, chrf=chrf.corpus_score(srcs, [refs]).score)),
+                examples=[dict(src=srcs[i], ref=refs[i], greedy=greedy[i], beam=beam[i], nbest=[[beam[i], -1.5], [greedy[i], -2.0]])
+                          for i in range(3)],
+                by_test_set={'fake/test-a': one(beam, range(h), False), 'fake/test-b': one(beam, range(h, n_sent), False),
+                             'fake/held-out': one(greedy, range(n_sent), True)})
+
+def _fake_extras(d, kind, pe, seed, refs, srcs):
+    "attention.npz of a translation run ('<group>/<layer>' → (H, Tq, Tk)) and pe.npz of a learnable or T5 run."
+    if kind == 'seq2seq':
+        S, T, g = len(srcs[0].split()), len(refs[0].split()) + 1, np.random.default_rng(pe_rank(pe))
+        att = lambda *s: (lambda a: a / a.sum(-1, keepdims=True))(g.random(s)).astype(np.float16)
+        maps = {f'{grp}/{l}': f(*shape) for l in range(2) for grp, f, shape in (
+            ('encoder_self', att, (4, S, S)), ('decoder_self', lambda *s: np.tril(att(*s)), (4, T, T)), ('cross', att, (4, T, S)))}
+        np.savez_compressed(d/'attention.npz', src_tokens=np.array(srcs[0].split()), tgt_tokens=np.array(['<s>'] + refs[0].split()), **maps)
+    if pe in ('learnable', 't5'):
+        torch.manual_seed(seed)
+        stack = 'dec' if kind == 'lm' else 'enc'
+        arrs = ({f'{stack}.pe.table': torch.randn(256, 64).cumsum(0).numpy() / 16} if pe == 'learnable'
+                else {f'{stack}.pe.rel_bias': -np.abs(np.linspace(-2, 2, 32))[:, None] * np.arange(1, 5)[None]})
+        np.savez_compressed(d/'pe.npz', **{k: np.asarray(v, dtype=np.float32) for k, v in arrs.items()})
+
+def _fake_bench(root, pes):
+    "runs/bench/fakehost/bench.json: step-time ratios and cached decoding of every encoding."
+    b = root.parent/'bench'/'fakehost'; b.mkdir(parents=True, exist_ok=True)
+    train = [dict(lib='posenc', kind=k, pe=p, T=T, median_ms=100. + 10 * pe_rank(p) + T / 10,
+                  ratio_to_none=1 + 0.01 * pe_rank(p) + T / 1e4, ratio_to_xt=None if p == 'learnable' else 0.5 + 0.01 * pe_rank(p))
+             for k in ('lm', 'seq2seq') for p in pes for T in (128, 512)]
+    decode = [dict(kind=k, pe=p, cache=c, tokens_per_s=(500. if c else 100.) + pe_rank(p), same_output=True)
+              for k in ('lm', 'seq2seq') for p in pes for c in (True, False)]
+    write_json(b/'bench.json', dict(machine=dict(cpu='Fake CPU', logical_cpus=2, torch='2.13.0'), tag='fakehost', train=train, decode=decode))
+
 def fake_runs(root:str|Path, # folder that becomes `runs/<profile>`
               tasks:tuple=('shakespeare', 'shakespeare-mlm', 'ted-small', 'copy'), # one task of each kind by default
               pes:tuple=('sinusoidal', 'rope'), # positional encodings
@@ -48,117 +139,32 @@ def fake_runs(root:str|Path, # folder that becomes `runs/<profile>`
               extras:bool=True, # also write attention.npz, pe.npz and runs/bench/<machine>/bench.json
               n_sent:int=40) -> list[Path]: # sentences in a translation test set
     "Write small, contract-conforming run folders (for tests and demos only); returns the run folders."
-    from sacrebleu.metrics import BLEU, CHRF
     root = Path(root); root.mkdir(parents=True, exist_ok=True)
     refs = _sentences(random.Random(0), n_sent)
     srcs = [' '.join(reversed(s.split()[:-1])) + ' .' for s in refs]
     out = []
-    for task in tasks:
-        kind = TASK_KINDS[task]
-        for pe in pes:
-            for seed in seeds:
-                rng = random.Random(f"{task}/{pe}/{seed}")
-                q = 0.1 * pe_rank(pe) / 8 + 0.03 * seed   # how bad this run is
-                d = root/f"{task}__{pe_slug(pe)}__s{seed}"; d.mkdir(exist_ok=True); out.append(d)
-                model = dict(vocab_size=65, d_model=64, n_heads=4, n_layers=2, n_dec_layers=2, d_ff=256, dropout=0.1,
-                             attn_dropout=0., pe=pe, pe_opts={}, max_len=256, norm_first=True, tie_embeddings=True,
-                             cross_pe=False, activation='gelu', pad_id=0)
-                params = dict(max_steps=60, batch_size=16, seq_len=64, lr=1e-3)
-                cfg = dict(task=task, pe=pe, seed=seed, profile=profile, kind=kind, params=params, model=model,
-                           git_commit='0123abc', versions=dict(python='3.12', torch='2.13.0'),
-                           machine=dict(platform='Linux-fake', processor='x86_64', cpus=2, torch_threads=1, accelerator=None),
-                           data=dict(description=f'fake {task} data', train_tokens_available=100000 + 1000 * len(task)),
-                           train=dict(max_steps=60, lr=1e-3, optimizer='adamw'), started='2026-01-01T00:00:00+00:00')
-                write_json(d/'config.json', cfg)
-                with open(d/'log.jsonl', 'w') as f:
-                    for i, step in enumerate(range(0, 61, 10)):
-                        tl = 3.5 * math.exp(-step / 30) + 1.2 + q + 0.05 * rng.random()
-                        rec = dict(step=step, time=round(0.5 * step * (1 + 0.2 * pe_rank(pe) / 8), 3), tokens=step * 1024,
-                                   train_loss=tl, lr=1e-3, tok_per_s=2000. - 50 * pe_rank(pe))
-                        if step % 30 == 0: rec['val_loss'] = tl + 0.1
-                        f.write(json.dumps(rec) + '\n')
-                how = (failures or {}).get((task, pe, seed)) or ('crashed' if (task, pe, seed) in failed else None)
-                if how not in (None, *FAILURES): raise ValueError(f"fake_runs: {how!r} is not one of {', '.join(FAILURES)}")
-                if how == 'unfinished': continue
-                if how in _ERRORS:
-                    write_json(d/'error.json', dict(**_ERRORS[how], traceback='Traceback (most recent call last): ...'))
-                    continue
-                vl = 1.3 + q + 0.02 * rng.random()
-                n_pe = 256 * 64 if pe in ('learnable',) else (32 * 4 if pe == 't5' else 0)
-                met = dict(status='ok', task=task, kind=kind, pe=pe, seed=seed, wall_s=30. + 2 * pe_rank(pe) + seed,
-                           train_tokens=61440, tok_per_s=2000. - 50 * pe_rank(pe) + 10 * seed,
-                           params=dict(total=120000 + n_pe, pe=n_pe, other=120000), val_loss=vl)
-                if kind == 'lm':
-                    L = 64
-                    lens = [L, 2 * L, 4 * L, 8 * L]
-                    grow = 0.02 if pe in ('alibi', 'rope', 'none') else 0.25
-                    met.update(val_ppl=math.exp(vl), val_bpc=vl / math.log(2), baseline=dict(unigram=3.35, bigram=2.49), extrapolation=dict(
-                        train_len=L, lengths=lens,
-                        chunked_loss=[vl + grow * i for i in range(4)], sliding_loss=[vl + grow * i * 0.8 for i in range(4)],
-                        loss_by_pos={str(n): [vl + 0.5 * math.exp(-t / 8) + (grow * (t - L) / L if t > L else 0)
-                                              for t in range(n)] for n in (L, 8 * L)}))
-                elif kind == 'mlm':
-                    met.update(val_bpt_masked=vl / math.log(2) + 0.5, baseline=dict(unigram=1.5))
-                elif kind == 'synthetic':
-                    accs = {str(n): max(0., min(1., 1 - q - (0.1 * (n / 16 - 1) * (1 + pe_rank(pe)) if n > 16 else 0)))
-                            for n in (4, 8, 16, 32, 64)}
-                    met.update(acc_by_len=accs, train_max_len=16, acc_in_dist=float(np.mean([accs[k] for k in ('4', '8', '16')])),
-                               acc_ood=float(np.mean([accs[k] for k in ('32', '64')])), baseline=dict(constant_answer=0.05))
-                    if task in TASK_DEPTH:   # a retrieval task: accuracy also by the key's depth, worse far from the question
-                        met['acc_by_depth'] = dict(edges=[0, .2, .4, .6, .8, 1.], count={n: [20] * 5 for n in accs},
-                            acc={n: [max(0., a - (0.1 * (4 - b) if int(n) > 16 else 0)) for b in range(5)] for n, a in accs.items()})
-                else:
-                    greedy = [_noisy(rng, s, 0.25 + q) for s in refs]
-                    beam = [_noisy(rng, s, 0.2 + q) for s in refs]
-                    for name, lines in (('ref', refs), ('hyp.greedy', greedy), ('hyp.beam', beam)):
-                        (d/f'{name}.txt').write_text('\n'.join(lines) + '\n')
-                    bleu, chrf = BLEU(), CHRF()
-                    sc = {k: (bleu.corpus_score(h, [refs]).score, chrf.corpus_score(h, [refs]).score)
-                          for k, h in (('greedy', greedy), ('beam', beam))}
-                    short = [i for i, s in enumerate(srcs) if len(s.split()) <= 8]
-                    long_ = [i for i in range(n_sent) if i not in short]
-                    met.update(bleu={k: v[0] for k, v in sc.items()}, chrf={k: v[1] for k, v in sc.items()},
-                               sacrebleu_signature=dict(bleu=str(bleu.get_signature()), chrf=str(chrf.get_signature())),
-                               bleu_by_src_len={b: bleu.corpus_score([beam[i] for i in ix], [[refs[i] for i in ix]]).score
-                                                for b, ix in (('1-8', short), ('9+', long_))},
-                               decode_sent_per_s=50. - pe_rank(pe),
-                               baseline=dict(copy_source=dict(bleu=bleu.corpus_score(srcs, [refs]).score,
-                                                              chrf=chrf.corpus_score(srcs, [refs]).score)),
-                               examples=[dict(src=srcs[i], ref=refs[i], greedy=greedy[i], beam=beam[i],
-                                              nbest=[[beam[i], -1.5], [greedy[i], -2.0]]) for i in range(3)])
-                    # two official test sets (halves of the scored test) and an extra one (its greedy output stands in)
-                    h = n_sent // 2
-                    one = lambda hs, ix, extra: dict(bleu=bleu.corpus_score([hs[i] for i in ix], [[refs[i] for i in ix]]).score,
-                        chrf=chrf.corpus_score([hs[i] for i in ix], [[refs[i] for i in ix]]).score, sentences=len(ix), extra=extra,
-                        copy_source=dict(bleu=bleu.corpus_score([srcs[i] for i in ix], [[refs[i] for i in ix]]).score,
-                                         chrf=chrf.corpus_score([srcs[i] for i in ix], [[refs[i] for i in ix]]).score))
-                    met['by_test_set'] = {'fake/test-a': one(beam, range(h), False), 'fake/test-b': one(beam, range(h, n_sent), False),
-                                          'fake/held-out': one(greedy, range(n_sent), True)}
-                    if extras and seed == seeds[0]:   # the recipes' attention.npz: '<group>/<layer>' → (H, Tq, Tk)
-                        S, T, g = len(srcs[0].split()), len(refs[0].split()) + 1, np.random.default_rng(pe_rank(pe))
-                        att = lambda *s: (lambda a: a / a.sum(-1, keepdims=True))(g.random(s)).astype(np.float16)
-                        maps = {f'{grp}/{l}': f(*shape) for l in range(2) for grp, f, shape in (
-                            ('encoder_self', att, (4, S, S)), ('decoder_self', lambda *s: np.tril(att(*s)), (4, T, T)),
-                            ('cross', att, (4, T, S)))}
-                        np.savez_compressed(d/'attention.npz', src_tokens=np.array(srcs[0].split()),
-                                            tgt_tokens=np.array(['<s>'] + refs[0].split()), **maps)
-                if extras and pe in ('learnable', 't5') and seed == seeds[0]:
-                    torch.manual_seed(seed)
-                    stack = 'dec' if kind == 'lm' else 'enc'
-                    arrs = ({f'{stack}.pe.table': torch.randn(256, 64).cumsum(0).numpy() / 16} if pe == 'learnable'
-                            else {f'{stack}.pe.rel_bias': -np.abs(np.linspace(-2, 2, 32))[:, None] * np.arange(1, 5)[None]})
-                    np.savez_compressed(d/'pe.npz', **{k: np.asarray(v, dtype=np.float32) for k, v in arrs.items()})
-                write_json(d/'metrics.json', met)
-                if how == 'corrupt': b = (d/'metrics.json').read_bytes(); (d/'metrics.json').write_bytes(b[:len(b) // 2])
-    if extras:
-        b = root.parent/'bench'/'fakehost'; b.mkdir(parents=True, exist_ok=True)
-        train = [dict(lib='posenc', kind=k, pe=p, T=T, median_ms=100. + 10 * pe_rank(p) + T / 10,
-                      ratio_to_none=1 + 0.01 * pe_rank(p) + T / 1e4, ratio_to_xt=None if p == 'learnable' else 0.5 + 0.01 * pe_rank(p))
-                 for k in ('lm', 'seq2seq') for p in pes for T in (128, 512)]
-        decode = [dict(kind=k, pe=p, cache=c, tokens_per_s=(500. if c else 100.) + pe_rank(p), same_output=True)
-                  for k in ('lm', 'seq2seq') for p in pes for c in (True, False)]
-        write_json(b/'bench.json', dict(machine=dict(cpu='Fake CPU', logical_cpus=2, torch='2.13.0'), tag='fakehost',
-                                          train=train, decode=decode))
+    for task, pe, seed in ((t, p, s) for t in tasks for p in pes for s in seeds):
+        kind, rng = TASK_KINDS[task], random.Random(f"{task}/{pe}/{seed}")
+        q = 0.1 * pe_rank(pe) / 8 + 0.03 * seed   # how bad this run is
+        d = root/f"{task}__{pe_slug(pe)}__s{seed}"; d.mkdir(exist_ok=True); out.append(d)
+        write_json(d/'config.json', _fake_config(task, pe, seed, profile, kind))
+        _fake_log(d/'log.jsonl', rng, pe, q)
+        how = (failures or {}).get((task, pe, seed)) or ('crashed' if (task, pe, seed) in failed else None)
+        if how not in (None, *FAILURES): raise ValueError(f"fake_runs: {how!r} is not one of {', '.join(FAILURES)}")
+        if how == 'unfinished': continue
+        if how in _ERRORS:
+            write_json(d/'error.json', dict(**_ERRORS[how], traceback='Traceback (most recent call last): ...')); continue
+        vl = 1.3 + q + 0.02 * rng.random()
+        n_pe = 256 * 64 if pe in ('learnable',) else (32 * 4 if pe == 't5' else 0)
+        met = dict(status='ok', task=task, kind=kind, pe=pe, seed=seed, wall_s=30. + 2 * pe_rank(pe) + seed,
+                   train_tokens=61440, tok_per_s=2000. - 50 * pe_rank(pe) + 10 * seed,
+                   params=dict(total=120000 + n_pe, pe=n_pe, other=120000), val_loss=vl)
+        met.update(_fake_lm(pe, vl) if kind == 'lm' else dict(val_bpt_masked=vl / math.log(2) + 0.5, baseline=dict(unigram=1.5))
+                   if kind == 'mlm' else _fake_synthetic(task, pe, q) if kind == 'synthetic' else _fake_translation(d, rng, pe, q, refs, srcs))
+        if extras and seed == seeds[0]: _fake_extras(d, kind, pe, seed, refs, srcs)
+        write_json(d/'metrics.json', met)
+        if how == 'corrupt': b = (d/'metrics.json').read_bytes(); (d/'metrics.json').write_bytes(b[:len(b) // 2])
+    if extras: _fake_bench(root, pes)
     return out
 
 # %% ../nbs/10c_testing.ipynb #26f2e261
