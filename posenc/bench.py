@@ -230,6 +230,45 @@ def _build_steps(cfgs, res, log):
             if why not in res['notes']: res['notes'].append(why); log(why)
     return steps
 
+def _xt_available(res:dict, pes:list, log) -> bool:
+    "Whether x-transformers can be timed here; a note in `res` when not, and for each scheme it cannot run on flash attention."
+    try: import x_transformers
+    except ImportError as e:
+        res['notes'].append(f'x-transformers is not installed here ({e}), so only posenc was timed; '
+                            '`pip install -c constraints.txt x-transformers` (the bench extra) adds it'); log(res['notes'][-1])
+        return False
+    res['notes'] += [f'{name}: {why}' for name, why in XT_NO_FLASH.items() if name in pes]
+    return True
+
+def _time_training(res, out_path, kinds, lengths, pes, have_xt, tokens, d_model, n_heads, n_layers, vocab_size, warmup, reps, seed, device, log):
+    "Time the training step of every configuration, a (kind, length) at a time, into res['train'] (written after each)."
+    for kind in kinds:
+        for T in lengths:
+            B = max(1, tokens // T)
+            cfgs = [bench_config('posenc', kind, pe, T, B, d_model, n_heads, n_layers, vocab_size, seed, device) for pe in pes]
+            if have_xt: cfgs += [bench_config('xt', kind, pe, T, B, d_model, n_heads, n_layers, vocab_size, seed, device) for pe in XT_PE if pe in pes]
+            steps = _build_steps(cfgs, res, log)
+            log(f'{kind} T={T} B={B}: timing {len(steps)} configurations')
+            times = time_rounds(steps, warmup, reps, seed)
+            del steps
+            if str(device).startswith('cuda'): torch.cuda.empty_cache()
+            for c in cfgs:
+                k = (c['lib'], c['pe'])
+                if k in times: res['train'].append(dict(c, times_ms=[1e3 * t for t in times[k]], **_summary(times[k])))
+            write_json(out_path, res)
+
+def _peak_memories(res, mem_pes, quick, lengths, cuda, log):
+    "The peak memory of the timed configurations (of `mem_pes` and none): in this process on CUDA, in subprocesses on the CPU."
+    todo = [r for r in res['train'] if mem_pes is None or r['pe'] in mem_pes or r['pe'] == 'none']
+    if quick: todo = [r for r in todo if r['T'] == max(lengths) and r['lib'] == 'posenc']
+    log(f'peak memory: {len(todo)} ' + ('configurations' if cuda else 'subprocesses'))
+    cfg_keys = ('lib', 'kind', 'pe', 'T', 'batch', 'd_model', 'n_heads', 'n_layers', 'vocab_size', 'seed', 'device')
+    if cuda:                                                   # one at a time, in this process
+        for r in todo: r['memory'] = peak_memory({k: r[k] for k in cfg_keys})
+    else:
+        with ThreadPoolExecutor(2) as ex:
+            for r, m in zip(todo, ex.map(lambda r: peak_memory({k: r[k] for k in cfg_keys}), todo)): r['memory'] = m
+
 def run_bench(out_path:str, # the JSON file to write (folders are created)
               quick:bool=False, # tiny sizes and one thread (seconds): a smoke test of every part
               kinds:tuple=('lm', 'seq2seq'), # model kinds
@@ -261,41 +300,11 @@ def run_bench(out_path:str, # the JSON file to write (folders are created)
                reps=reps, quick=quick, device=info['device'], precision=info['precision'],
                step='forward + backward + Adam step, no dropout' + (', forward under bf16 autocast' if cuda else '')),
                train=[], decode=[], notes=[])
-    have_xt = xt
-    if xt:
-        try: import x_transformers
-        except ImportError as e:
-            have_xt = False
-            res['notes'].append(f'x-transformers is not installed here ({e}), so only posenc was timed; '
-                                '`pip install -c constraints.txt x-transformers` (the bench extra) adds it'); log(res['notes'][-1])
-    if have_xt:
-        for name, why in XT_NO_FLASH.items():
-            if name in pes: res['notes'].append(f'{name}: {why}')
+    have_xt = xt and _xt_available(res, pes, log)
     try:
-        for kind in kinds:
-            for T in lengths:
-                B = max(1, tokens // T)
-                cfgs = [bench_config('posenc', kind, pe, T, B, d_model, n_heads, n_layers, vocab_size, seed, device) for pe in pes]
-                if have_xt: cfgs += [bench_config('xt', kind, pe, T, B, d_model, n_heads, n_layers, vocab_size, seed, device) for pe in XT_PE if pe in pes]
-                steps = _build_steps(cfgs, res, log)
-                log(f'{kind} T={T} B={B}: timing {len(steps)} configurations')
-                times = time_rounds(steps, warmup, reps, seed)
-                del steps
-                if cuda: torch.cuda.empty_cache()
-                for c in cfgs:
-                    k = (c['lib'], c['pe'])
-                    if k in times: res['train'].append(dict(c, times_ms=[1e3 * t for t in times[k]], **_summary(times[k])))
-                write_json(out_path, res)
-        if memory:
-            todo = [r for r in res['train'] if mem_pes is None or r['pe'] in mem_pes or r['pe'] == 'none']
-            if quick: todo = [r for r in todo if r['T'] == max(lengths) and r['lib'] == 'posenc']
-            log(f'peak memory: {len(todo)} ' + ('configurations' if cuda else 'subprocesses'))
-            cfg_keys = ('lib', 'kind', 'pe', 'T', 'batch', 'd_model', 'n_heads', 'n_layers', 'vocab_size', 'seed', 'device')
-            if cuda:                                                   # one at a time, in this process
-                for r in todo: r['memory'] = peak_memory({k: r[k] for k in cfg_keys})
-            else:
-                with ThreadPoolExecutor(2) as ex:
-                    for r, m in zip(todo, ex.map(lambda r: peak_memory({k: r[k] for k in cfg_keys}), todo)): r['memory'] = m
+        _time_training(res, out_path, kinds, lengths, pes, have_xt, tokens, d_model, n_heads, n_layers, vocab_size, warmup, reps,
+                       seed, device, log)
+        if memory: _peak_memories(res, mem_pes, quick, lengths, cuda, log)
         if decode:
             for kind in kinds:
                 for pe in pes:
