@@ -824,6 +824,18 @@ def conclusion_press(ctx) -> list[str]:
                    f"rises by {num(means['alibi'], 3)} nats, rank {order.index('alibi') + 1} of {len(order)} (smallest rise first); "
                    f"the best other encoding, {other}, rises by {num(means[other], 3)}. Rise of {other} − rise of ALiBi = {_cmp_text(c, 3)}. "
                    f"Press et al. (2022) found that ALiBi extrapolates to longer inputs better than the other encodings; this {judge(c['diff'], c['p'], 1)}.")
+    for t in [t for t in tasks_of(ctx.runs, 'synthetic') if any(r['metrics'].get('acc_by_depth') for r in select(ctx.runs, task=t))]:
+        g, acc = by_pe(select(ctx.runs, task=t)), (lambda r: r['metrics'].get('acc_ood'))
+        if 'alibi' not in g: out.append(f'On {t} there is no finished ALiBi run, so retrieval beyond the training length cannot be set against Press et al. (2022).'); continue
+        if skip := _untrained_text(ctx, t, ('alibi',)): out.append(skip); continue
+        means = {pe: v for pe, v in pe_means(g, acc).items() if not trained(ctx, t, pe)}
+        order = sorted(means, key=means.get, reverse=True)
+        if len(order) < 2: out.append(f'On {t}, ALiBi is the only trained encoding; there is nothing to compare.'); continue
+        other = next(pe for pe in order if pe != 'alibi')
+        c = compare(ctx, t, 'alibi', other, acc)
+        out.append(f"On {t}, the retrieval task, mean accuracy at the lengths beyond training is {num(means['alibi'], 3)} for ALiBi, "
+                   f"rank {order.index('alibi') + 1} of {len(order)}, and {num(means[other], 3)} for the best other encoding, {other}; "
+                   f"ALiBi − {other} = {_cmp_text(c, 3)}. Against Press et al.'s (2022) finding, retrieval on {t} {judge(c['diff'], c['p'], 1)}.")
     return out or ['No language-model runs with extrapolation results, so the extrapolation claim of Press et al. (2022) is not examined.']
 
 # %% ../nbs/12_report.ipynb #b99190dd
