@@ -455,7 +455,7 @@ def sec_translation(ctx:ReportContext, task:str) -> str:
                     + ' Valid loss: label-smoothed cross-entropy (nats per target token) on the validation set.',
                     f'res-{task}'),
            'sacrebleu signatures: ' + ('; '.join(f'`{s}`' for s in sigs) if sigs else 'not recorded') + '.'
-           + (f' The beam BLEU of every test set, seed by seed, is drawn in {ctx.ref("translation")}.' if ctx.has_figure('translation') else '') + '\n']
+           + (f' The beam BLEU of every {task} test set, seed by seed, is drawn in {ctx.ref("translation")}.' if ctx.has_figure('translation') else '') + '\n']
     top, ood = top_bleu(ctx, task), _out_of_domain(ctx, task)
     if top < LOW_BLEU and ood:
         out.append(f"On the official test sets every encoding stays below {LOW_BLEU} BLEU (best mean {num(top)}), while on "
@@ -1086,6 +1086,16 @@ def _passed_median(ctx:ReportContext, task:str) -> bool:
     pes = list(by_pe(select(ctx.runs, task=task)))
     return bool(pes) and 2 * len(trained(ctx, task, *pes)) <= len(pes)
 
+def _not_run(ctx:ReportContext) -> tuple|None:
+    "(runs of the runs' built-in profile that have not finished, runs it plans, their tasks), or None when there are none or no such profile."
+    from posenc.sweep import PROFILES, plan
+    profs = {r['profile'] for r in ctx.runs if r['profile']}
+    if len(profs) != 1 or (prof := profs.pop()) not in PROFILES: return None
+    have = {Path(r['dir']).name for r in select(ctx.runs)}
+    jobs = plan(prof)
+    left = [j for j in jobs if j.name not in have]
+    return (len(left), len(jobs), list(dict.fromkeys(j.task for j in left))) if left else None
+
 def sec_scope(ctx:ReportContext) -> str:
     "What these runs can and cannot tell a reader (encodings, tasks, seeds, budgets, tasks that trained), and how to run the full comparison."
     done = select(ctx.runs)
@@ -1117,12 +1127,16 @@ def sec_scope(ctx:ReportContext) -> str:
                    "@sec-conclusions say which differences clear it, and each says what it covers"
                    + (f". {', '.join(one)} ran one seed per encoding: there no test covers training variance, only the "
                       "resampling of test sentences." if one else '.'))
+    if todo := _not_run(ctx):
+        n, of, tasks_left = todo
+        out.append(f"- **Not run yet:** {n} of the {of} runs of the profile, on {', '.join(tasks_left)}; the sweep resumes "
+                   "where it stopped, and the tables above use the runs that exist.")
     if not full:
         out.append(("- **Short budgets** favour the encodings that learn fastest; a ranking at this budget need not hold when "
                     "every model is trained to the end. " if short else "- ")
                    + "The comparison the committed report (`report/full/`) is built from is the `full` profile: "
                    "`make run PROFILE=full` (or `posenc run --profile full`), every registered encoding, 3 seeds, budgets "
-                   "that train; hours on 2 cores, and it resumes where it stopped.")
+                   "that train; days on 2 cores, and it resumes where it stopped.")
     return '\n'.join(out) + '\n'
 
 # %% ../nbs/12_report.ipynb #d8aae350
