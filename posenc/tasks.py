@@ -12,7 +12,7 @@ from .data import CORPORA
 __all__ = ['DIGITS', 'SEP', 'TASK_CHARS', 'PASSKEY_DIGITS', 'TASKS', 'TASK_DEPTH', 'TASK_KINDS', 'copy_task', 'reverse_task',
            'sort_task', 'addition_task', 'duplicate_task', 'parity_task', 'binary_addition_task', 'passkey_task',
            'passkey_depth', 'Example', 'generate', 'length_buckets', 'TaskData', 'make_task', 'register_task',
-           'exact_match', 'accuracy_by_length']
+           'unregister_task', 'exact_match', 'accuracy_by_length']
 
 # %% ../nbs/04_tasks.ipynb #52ef3175
 DIGITS = '0123456789'
@@ -183,6 +183,12 @@ def register_task(name:str, # the task's name, as profiles and the command line 
         if sw is not None: sw.TASK_TEMPLATES[name] = 'synthetic'; sw.SYNTHETIC_TASKS += (name,)
         return fn
     return deco
+
+def unregister_task(name:str):
+    "Undo `register_task(name)` (tests that register a task leave the registries as they found them)."
+    for d in (TASKS, TASK_KINDS, TASK_DEPTH): d.pop(name, None)
+    if (sw := sys.modules.get('posenc.sweep')) is not None:
+        sw.TASK_TEMPLATES.pop(name, None); sw.SYNTHETIC_TASKS = tuple(t for t in sw.SYNTHETIC_TASKS if t != name)
 
 # %% ../nbs/04_tasks.ipynb #928eca16
 def exact_match(pred:str, ex:Example) -> bool:
