@@ -10,13 +10,13 @@ import torch.nn as nn
 import torch.nn.functional as F
 
 # %% auto #0
-__all__ = ['PE_REGISTRY', 'SCHEDULE_SYNTAX', 'register', 'pe_names', 'get_pe', 'is_pe', 'pe_options', 'make_pe', 'rel_pos',
-           'PosEnc', 'NoPE', 'diagonal_sums', 'ToeplitzBias', 'toeplitz_bias', 'sinusoid_freqs', 'sinusoid_at',
-           'sinusoid_table', 'SinusoidalPE', 'LearnablePE', 'LayerwisePE', 'ShawPE', 't5_bucket', 'T5PE',
+__all__ = ['PE_REGISTRY', 'CATEGORIES', 'SCHEDULE_SYNTAX', 'register', 'pe_names', 'get_pe', 'is_schedule', 'is_pe', 'pe_options',
+           'make_pe', 'rel_pos', 'PosEnc', 'NoPE', 'diagonal_sums', 'ToeplitzBias', 'toeplitz_bias', 'sinusoid_freqs',
+           'sinusoid_at', 'sinusoid_table', 'SinusoidalPE', 'LearnablePE', 'LayerwisePE', 'ShawPE', 't5_bucket', 'T5PE',
            'rope_inv_freq', 'RoPE', 'XPos', 'alibi_slopes', 'AlibiPE', 'inv_softplus', 'KerplePE', 'piecewise_mlp',
            'FirePE', 'TransformerXLPE', 'DebertaPE', 'cope_positions', 'cope_interp', 'CoPE', 'PRoPE', 'fox_bias',
-           'FoX', 'is_schedule', 'schedule_terms', 'parse_schedule', 'Schedule', 'schedule_class', 'register_schedule',
-           'pe_slug', 'describe_pes']
+           'FoX', 'schedule_terms', 'parse_schedule', 'Schedule', 'schedule_class', 'register_schedule', 'pe_slug',
+           'describe_pes']
 
 # %% ../nbs/00_encodings.ipynb #50e95419
 PE_REGISTRY: dict[str, type] = {}
@@ -39,9 +39,13 @@ def pe_names(bidirectional:bool=False) -> list[str]: # True: only the schemes a 
 def get_pe(name:str) -> type:
     "The scheme class registered as `name` (or built for a per-layer schedule's spelling); an unknown name lists the valid ones."
     if name in PE_REGISTRY: return PE_REGISTRY[name]
-    if isinstance(name, str) and ('+' in name or '*' in name): return schedule_class(name)   # see the schedules, below
+    if is_schedule(name): return schedule_class(name)   # see the schedules, below
     raise ValueError(f"Unknown positional encoding {name!r}. Valid names: {', '.join(pe_names())}, or a per-layer "
                      "schedule of them such as 'rope*3+none'")
+
+def is_schedule(name:str) -> bool:
+    "True when `name` is spelled as a per-layer schedule (it contains `+` or `*`)."
+    return isinstance(name, str) and ('+' in name or '*' in name)
 
 def is_pe(name:str) -> bool:
     "True when `get_pe(name)` succeeds: a registered scheme or a valid per-layer schedule."
@@ -82,6 +86,8 @@ def rel_pos(Tq:int, Tk:int, q_off:int=0, k_off:int=0, device=None) -> torch.Tens
     j = torch.arange(k_off, k_off + Tk, device=device)
     return j[None, :] - i[:, None]
 
+CATEGORIES = ('none', 'additive', 'rotary', 'bias', 'contextual')   # kinds of schemes, cheapest first (cost targets: `results`)
+
 class PosEnc(nn.Module):
     "A positional encoding scheme; the base class contributes nothing at any hook."
     name = 'base'
@@ -90,7 +96,7 @@ class PosEnc(nn.Module):
     token_scale_init = False  # True for learned tables added to the tokens: a √d-scaling model scales their init too
     takes_positions = False   # True when every hook honours `pos_map` (arbitrary positions, for `rand_pos` training)
     pos_map = None            # while set (1-D long tensor), row t of the sequence sits at position pos_map[t], not t
-    category = None           # the kind of its cost target: 'none', 'additive', 'rotary', 'bias', 'contextual' (None: 'other')
+    category = None           # the kind of its cost target, one of `CATEGORIES` (None: 'other', no target)
     about = None              # its paragraph (Markdown) in the report's section on the encodings
     xt = None                 # the x-transformers options of its counterpart, for `posenc bench` (None: it has none)
     xt_no_flash = None        # why x-transformers cannot use flash attention with it (None: it can)
@@ -1075,10 +1081,6 @@ _TERM = re.compile(r'([A-Za-z][A-Za-z0-9_-]*)(?:\*(\d*))?')
 SCHEDULE_SYNTAX = ("NAME or NAME*K terms joined by '+': 'rope*3+none' repeats RoPE, RoPE, RoPE, NoPE over the depth; "
                    "a last term NAME* fills the remaining layers, as in 'rope+none*'")
 
-def is_schedule(name:str) -> bool:
-    "True when `name` is spelled as a per-layer schedule (it contains `+` or `*`)."
-    return isinstance(name, str) and ('+' in name or '*' in name)
-
 def _layerable(name:str) -> bool:
     c = PE_REGISTRY.get(name)
     return c is not None and not issubclass(c, Schedule) and c.embed is PosEnc.embed
@@ -1130,7 +1132,6 @@ fourth layer, so there `rope*3+none` is RoPE alone, and sweeps leave those runs 
             try: return make_pe(n, d_model, n_heads, self.layer_names.count(n), max_len, causal, **own)
             except ValueError as e: raise ValueError(f"schedule {self.spec!r}: {e}") from None
         self.schemes = nn.ModuleDict({n: build(n) for n in names})
-        self.needs_probs = any(s.needs_probs for s in self.schemes.values())
         self._pos_map = None
     @property
     def pos_map(self): return self._pos_map
@@ -1168,7 +1169,7 @@ def schedule_class(spec:str) -> type:
         doc = f"Per-layer schedule {spec}: " + ', '.join(f"{c.name}" for c in cs) + f" by layer ({SCHEDULE_SYNTAX.split(':')[0]})"
         _SCHEDULE_CLASSES[spec] = type(f'Schedule[{spec}]', (Schedule,), dict(
             spec=spec, name=spec, __doc__=doc, causal_only=any(c.causal_only for c in cs),
-            category=max((c.category or 'other' for c in cs), key=['none', 'additive', 'rotary', 'bias', 'contextual', 'other'].index),
+            category=max((c.category or 'other' for c in cs), key=(*CATEGORIES, 'other').index),
             takes_positions=all(c.takes_positions for c in cs), own_attention=any(c.own_attention for c in cs),
             needs_probs=any(c.needs_probs for c in cs)))
     return _SCHEDULE_CLASSES[spec]

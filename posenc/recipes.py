@@ -14,7 +14,7 @@ import posenc
 from .encodings import pe_names, make_pe, get_pe, pe_slug
 from .models import ModelConfig, build_model, param_counts
 from .data import get_corpus, tinyshakespeare, project_root
-from .tasks import TASK_KINDS, TASK_DEPTH, make_task
+from .tasks import TASK_KINDS, TASK_DEPTH, make_task, accuracy_by_length
 from .tokenize import (BOS_ID, EOS_ID, SPECIAL_TOKENS, N_SPECIAL, CharTokenizer, task_tokenizer, encode_task, bpe_tokenizer, encode_pairs, PairBatcher,
                              LMBatcher, collate_lm_task, collate_pairs)
 from .train import (TrainConfig, Trainer, SCHEDULES, eval_loss, mask_tokens, step_generator, seed_everything, write_json,
@@ -357,7 +357,7 @@ def _prepare_synthetic(task, p, seed):
         res.update(val_loss=out['val_loss'], train_max_len=td.max_len, test_max_len=td.test_max_len,
                    baseline=dict(constant_answer=constant_answer_accuracy(td.test, td.max_len)))
         preds = {n: task_predictions(m, es, tok) for n, es in sorted(td.test.items()) if es}
-        acc = {n: sum(p == e.answer for p, e in zip(preds[n], td.test[n])) / len(td.test[n]) for n in preds}
+        acc = accuracy_by_length(td.test, preds)
         res.update(acc_by_len={str(n): a for n, a in acc.items()}, **accuracy_summary(acc, td.max_len))
         if task in TASK_DEPTH: res['acc_by_depth'] = accuracy_by_depth(td.test, preds, TASK_DEPTH[task])
     longest = max(len(encode_task(e, tok)[0]) for es in td.test.values() for e in es)
