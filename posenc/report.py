@@ -4,7 +4,7 @@
 
 # %% ../nbs/12_report.ipynb #d05b01ea
 from __future__ import annotations
-import json, math, os, re
+import collections, json, math, os, re
 from pathlib import Path
 import numpy as np
 import logging
@@ -16,14 +16,16 @@ log = logging.getLogger('posenc.report')
 
 # %% auto #0
 __all__ = ['log', 'SEC_WHY', 'SEC_ENCODINGS', 'DATA_NOTES', 'TRAIN_CRITERIA', 'LOW_BLEU', 'RETRIEVED', 'SCALINGS',
-           'KAZEMNEJAD_MRR', 'KAZEMNEJAD_OTHERS', 'num', 'pmci', 'pm', 'md_escape', 'md_table', 'ReportContext',
-           'front_matter', 'scheme_paragraphs', 'sec_encodings', 'sec_setup', 'passes', 'check_runs', 'train_check',
-           'extra_test_sets', 'test_set_checks', 'synthetic_trained', 'trained', 'trained_table', 'sec_trained',
-           'top_bleu', 'top_extra_bleu', 'low_bleu_caveat', 'sec_translation', 'sec_lm', 'sec_synthetic', 'sec_results',
-           'sec_rope_scaling', 'sec_extrapolation', 'sec_speed', 'sec_examples', 'fmt_p', 'judge', 'compare',
-           'conclusion_vaswani', 'conclusion_press', 'synthetic_mrr', 'mrr_table', 'conclusion_kazemnejad',
-           'conclusion_rope', 'conclusion_haviv', 'conclusion_shaw', 'repeated_sentences', 'sec_conclusions',
-           'sec_runs', 'headline', 'headline_markdown', 'sec_glance', 'sec_scope', 'report_markdown', 'build_report']
+           'KAZEMNEJAD_MRR', 'KAZEMNEJAD_OTHERS', 'WMT_ORDER', 'HEADLINE', 'num', 'pmci', 'pm', 'md_escape', 'md_table',
+           'ReportContext', 'front_matter', 'scheme_paragraphs', 'sec_encodings', 'sec_setup', 'passes', 'check_runs',
+           'train_check', 'extra_test_sets', 'test_set_checks', 'synthetic_trained', 'trained', 'trained_table',
+           'sec_trained', 'top_bleu', 'top_extra_bleu', 'low_bleu_caveat', 'sec_translation', 'sec_lm', 'sec_synthetic',
+           'sec_results', 'sec_rope_scaling', 'sec_extrapolation', 'sec_speed', 'sec_examples', 'fmt_p', 'judge',
+           'compare', 'retrieval_tasks', 'conclusion_vaswani', 'conclusion_press', 'synthetic_mrr', 'mrr_table',
+           'conclusion_kazemnejad', 'mrr_sentence', 'anchor_tasks', 'conclusion_rope', 'conclusion_haviv',
+           'link_verdict', 'conclusion_wmt_order', 'conclusion_shaw', 'repeated_sentences', 'leading_group',
+           'separation_sentence', 'family_summary', 'task_families', 'sec_conclusions', 'sec_runs', 'headline',
+           'headline_markdown', 'sec_glance', 'sec_scope', 'report_markdown', 'build_report']
 
 # %% ../nbs/12_report.ipynb #924abd37
 def num(x, nd:int=2) -> str:
@@ -785,15 +787,27 @@ def _cmp_text(c:dict, nd:int=2) -> str:
     return f"{num(c['diff'], nd)}{se} ({fmt_p(c['p'])}, {c['how']}; seeds {c['n'][0]} and {c['n'][1]})"
 
 # %% ../nbs/12_report.ipynb #7802b504
+def _in(ts:list, tasks:list|None) -> list:
+    "`ts` restricted to `tasks` (all of them when `tasks` is None)."
+    return [t for t in ts if tasks is None or t in tasks]
+
+def _none_left(tasks, fallback:str) -> list[str]:
+    "What a conclusion says when it found nothing: its fallback for the whole report, nothing for a family of tasks."
+    return [fallback] if tasks is None else []
+
+def retrieval_tasks(ctx) -> list[str]:
+    "The synthetic tasks scored by the depth of what must be retrieved (passkey): their runs record `acc_by_depth`."
+    return [t for t in tasks_of(ctx.runs, 'synthetic') if any(r['metrics'].get('acc_by_depth') for r in select(ctx.runs, task=t))]
+
 def _untrained_text(ctx, task, pes) -> str:
     "'' when every encoding of `pes` trained on `task`, else the sentence that says which did not."
     bad = trained(ctx, task, *pes)
     return (f"On {task}, {' and '.join(pes)} are not compared: {', '.join(bad)} did not pass the training check "
             f"(@sec-trained).") if bad else ''
 
-def conclusion_vaswani(ctx) -> list[str]:
+def conclusion_vaswani(ctx, tasks:list=None) -> list[str]:
     out = []
-    for t in tasks_of(ctx.runs, 'seq2seq') + tasks_of(ctx.runs, 'lm'):
+    for t in _in(tasks_of(ctx.runs, 'seq2seq') + tasks_of(ctx.runs, 'lm'), tasks):
         tr = tasks_of(ctx.runs, 'seq2seq')
         c = compare(ctx, t, 'learnable', 'sinusoidal', _bleu if t in tr else (lambda r: r['metrics'].get('val_loss')),
                     boot_metric='bleu' if t in tr else None)
@@ -803,12 +817,12 @@ def conclusion_vaswani(ctx) -> list[str]:
         out.append(f'On {t}, learnable − sinusoidal {what} = {_cmp_text(c, 2 if t in tr else 3)}. '
                    f'Against Vaswani et al.\'s (2017) finding that the two are nearly identical, {t} {judge(c["diff"], c["p"], 0)}.'
                    + (low_bleu_caveat(ctx, t) if t in tr else ''))
-    return out or ['No translation or language-model runs, so the learned-versus-sinusoidal question of Vaswani et al. (2017) is not examined.']
+    return out or _none_left(tasks, 'No translation or language-model runs, so the learned-versus-sinusoidal question of Vaswani et al. (2017) is not examined.')
 
 # %% ../nbs/12_report.ipynb #6217c0ac
-def conclusion_press(ctx) -> list[str]:
+def conclusion_press(ctx, tasks:list=None) -> list[str]:
     out = []
-    for t in tasks_of(ctx.runs, 'lm'):
+    for t in _in(tasks_of(ctx.runs, 'lm'), tasks):
         g = by_pe([r for r in select(ctx.runs, task=t) if r['metrics'].get('extrapolation')])
         if 'alibi' not in g: out.append(f'On {t} there is no finished ALiBi run with extrapolation results, so Press et al. (2022) cannot be checked.'); continue
         if skip := _untrained_text(ctx, t, ('alibi',)): out.append(skip); continue
@@ -824,7 +838,7 @@ def conclusion_press(ctx) -> list[str]:
                    f"rises by {num(means['alibi'], 3)} nats, rank {order.index('alibi') + 1} of {len(order)} (smallest rise first); "
                    f"the best other encoding, {other}, rises by {num(means[other], 3)}. Rise of {other} − rise of ALiBi = {_cmp_text(c, 3)}. "
                    f"Press et al. (2022) found that ALiBi extrapolates to longer inputs better than the other encodings; this {judge(c['diff'], c['p'], 1)}.")
-    for t in [t for t in tasks_of(ctx.runs, 'synthetic') if any(r['metrics'].get('acc_by_depth') for r in select(ctx.runs, task=t))]:
+    for t in _in(retrieval_tasks(ctx), tasks):
         g, acc = by_pe(select(ctx.runs, task=t)), (lambda r: r['metrics'].get('acc_ood'))
         if 'alibi' not in g: out.append(f'On {t} there is no finished ALiBi run, so retrieval beyond the training length cannot be set against Press et al. (2022).'); continue
         if skip := _untrained_text(ctx, t, ('alibi',)): out.append(skip); continue
@@ -836,7 +850,7 @@ def conclusion_press(ctx) -> list[str]:
         out.append(f"On {t}, the retrieval task, mean accuracy at the lengths beyond training is {num(means['alibi'], 3)} for ALiBi, "
                    f"rank {order.index('alibi') + 1} of {len(order)}, and {num(means[other], 3)} for the best other encoding, {other}; "
                    f"ALiBi − {other} = {_cmp_text(c, 3)}. Against Press et al.'s (2022) finding, retrieval on {t} {judge(c['diff'], c['p'], 1)}.")
-    return out or ['No language-model runs with extrapolation results, so the extrapolation claim of Press et al. (2022) is not examined.']
+    return out or _none_left(tasks, 'No language-model runs with extrapolation results, so the extrapolation claim of Press et al. (2022) is not examined.')
 
 # %% ../nbs/12_report.ipynb #b99190dd
 KAZEMNEJAD_MRR = dict(none=0.69, t5=0.55, alibi=0.50, rope=0.33, sinusoidal=0.22)   # their Fig. 1; APE beside sinusoidal
@@ -861,9 +875,9 @@ def mrr_table(ctx) -> str:
                     'ties share the best rank. "Their five": ranked among the five encodings Kazemnejad et al. (2023) compared, '
                     'as in their figure; their absolute embedding (APE) is set beside sinusoidal.', 'mrr')
 
-def conclusion_kazemnejad(ctx) -> list[str]:
+def conclusion_kazemnejad(ctx, tasks:list=None) -> list[str]:
     out = []
-    for t in tasks_of(ctx.runs, 'synthetic'):
+    for t in _in(tasks_of(ctx.runs, 'synthetic'), tasks):
         g = by_pe(select(ctx.runs, task=t))
         acc = lambda r: r['metrics'].get('acc_ood')
         means = {pe: v for pe, v in pe_means(g, acc).items() if not trained(ctx, t, pe)}   # only encodings that trained
@@ -879,20 +893,27 @@ def conclusion_kazemnejad(ctx) -> list[str]:
         out.append(f"On {t}, accuracy on inputs longer than in training: best of NoPE/T5 ({a}, {num(means[a], 3)}) − best of the "
                    f"absolute encodings, RoPE and ALiBi ({b}, {num(means[b], 3)}) = {_cmp_text(c, 3)}: against Kazemnejad et al.'s (2023) finding "
                    f"that NoPE and T5 generalise best, {t} {judge(c['diff'], c['p'], 1)}.")
+    return out or _none_left(tasks, 'No synthetic-task runs, so the length-generalisation findings of Kazemnejad et al. (2023) are not examined.')
+
+def mrr_sentence(ctx, tasks:list=None) -> list[str]:
+    "The mean reciprocal rank over the trained synthetic tasks, set beside Kazemnejad et al.'s ([] without one)."
     mrr, ts = synthetic_mrr(ctx)
-    if mrr:
-        top = list(mrr)[:3]
-        five = synthetic_mrr(ctx, KAZEMNEJAD_MRR)[0]
-        out.append(f"Over {len(ts)} trained synthetic tasks the mean reciprocal rank (@tbl-mrr) puts "
-                   + ', '.join(f'{pe} ({num(mrr[pe], 2)})' for pe in top) + " first; among the five encodings Kazemnejad et al. "
-                   "compared, the order here is " + ', '.join(f'{pe} ({num(v, 2)})' for pe, v in five.items())
-                   + ", theirs NoPE 0.69, T5 0.55, ALiBi 0.50, RoPE 0.33 and APE 0.22.")
-    return out or ['No synthetic-task runs, so the length-generalisation findings of Kazemnejad et al. (2023) are not examined.']
+    if not mrr: return []
+    top, five = list(mrr)[:3], synthetic_mrr(ctx, KAZEMNEJAD_MRR)[0]
+    return [f"Over {len(ts)} trained synthetic tasks the mean reciprocal rank (@tbl-mrr) puts "
+            + ', '.join(f'{pe} ({num(mrr[pe], 2)})' for pe in top) + " first; among the five encodings Kazemnejad et al. "
+            "compared, the order here is " + ', '.join(f'{pe} ({num(v, 2)})' for pe, v in five.items())
+            + ", theirs NoPE 0.69, T5 0.55, ALiBi 0.50, RoPE 0.33 and APE 0.22."]
 
 # %% ../nbs/12_report.ipynb #46bc5b03
-def conclusion_rope(ctx) -> list[str]:
+def anchor_tasks(ctx, tasks:list, prefix:str) -> list[str]:
+    "The translation tasks of `tasks` scored on a test set named `prefix…` (a published result's own data); all of them when none is."
+    hit = [t for t in tasks if any(n.startswith(prefix) for r in select(ctx.runs, task=t) for n in (r['metrics'].get('by_test_set') or {}))]
+    return hit or list(tasks)
+
+def conclusion_rope(ctx, tasks:list=None) -> list[str]:
     out = []
-    for t in tasks_of(ctx.runs, 'seq2seq'):
+    for t in anchor_tasks(ctx, _in(tasks_of(ctx.runs, 'seq2seq'), tasks), 'iwslt'):
         g = by_pe(select(ctx.runs, task=t))
         means = {pe: v for pe, v in pe_means(g, _bleu).items() if not trained(ctx, t, pe)}   # only encodings that trained
         absolute = [pe for pe in ('sinusoidal', 'learnable', 'layerwise') if pe in means]
@@ -901,14 +922,14 @@ def conclusion_rope(ctx) -> list[str]:
                        'so the RoPE claim cannot be checked.'); continue
         other = max(absolute, key=means.get)
         c = compare(ctx, t, 'rope', other, _bleu, boot_metric='bleu')
-        out.append(f"On {t}, RoPE − {other} (the best absolute encoding) beam BLEU = {_cmp_text(c)}. Published fr→en translation "
-                   f"results put RoPE ahead of the absolute encodings; this {judge(c['diff'], c['p'], 1)}." + low_bleu_caveat(ctx, t))
-    return out or ['No translation runs, so the reports that put RoPE ahead on fr→en translation are not examined.']
+        out.append(f"On {t}, RoPE − {other} (the best absolute encoding) beam BLEU = {_cmp_text(c)}. Published IWSLT fr→en "
+                   f"results put RoPE well ahead of the absolute encodings; this {judge(c['diff'], c['p'], 1)}." + low_bleu_caveat(ctx, t))
+    return out or _none_left(tasks, 'No translation runs, so the reports that put RoPE ahead on fr→en translation are not examined.')
 
 # %% ../nbs/12_report.ipynb #a9b8c7d6
-def conclusion_haviv(ctx) -> list[str]:
+def conclusion_haviv(ctx, tasks:list=None) -> list[str]:
     out = []
-    for t in tasks_of(ctx.runs, 'mlm') + tasks_of(ctx.runs, 'lm'):
+    for t in _in(tasks_of(ctx.runs, 'mlm') + tasks_of(ctx.runs, 'lm'), tasks):
         c = train_check(ctx, t)
         absolute = [pe for pe in ('learnable', 'sinusoidal') if c['ok'].get(pe)]
         if 'none' not in c['dist'] or not absolute:
@@ -924,18 +945,46 @@ def conclusion_haviv(ctx) -> list[str]:
             out.append(f"On {t} (causal), NoPE − {a} validation loss = {_cmp_text(cmp, 3)}, NoPE being {num(c['dist']['none'], 3)} nats "
                        f"below the {base}. Haviv et al. (2022) found causal LMs without positional encoding competitive with "
                        f"positional ones, the gap small next to the masked case.")
-    return out or ['No language-model runs, so the NoPE findings of Haviv et al. (2022) are not examined.']
+    return out or _none_left(tasks, 'No language-model runs, so the NoPE findings of Haviv et al. (2022) are not examined.')
 
-def conclusion_shaw(ctx) -> list[str]:
+WMT_ORDER = (('shaw', 'rope', '≳'), ('rope', 'sinusoidal', '≫'), ('sinusoidal', 'none', '≈'))   # relative ≳ RoPE ≫ sinusoidal ≈ none
+
+def link_verdict(c:dict, rel:str, alpha:float=0.05) -> str:
+    "Whether one link `a rel b` of an ordering holds for the comparison `c` (a − b): ≫ needs a significant lead, ≳ no significant deficit, ≈ no significant difference."
+    if c['p'] is None or not math.isfinite(c['p']): return 'untested'
+    sig = c['p'] < alpha
+    if rel == '≫': return 'holds' if sig and c['diff'] > 0 else 'reversed' if sig else 'not shown (within noise)'
+    if rel == '≳': return 'holds' if sig and c['diff'] > 0 else 'broken' if sig else 'holds within noise'
+    if rel == '≈': return 'broken' if sig else 'holds'
+    raise ValueError(f"unknown relation {rel!r}: use one of ≫, ≳, ≈")
+
+def conclusion_wmt_order(ctx, tasks:list=None) -> list[str]:
+    "Each link of the ordering relative (Shaw) ≳ RoPE ≫ sinusoidal ≈ none, on the translation tasks tested on newstest (WMT)."
     out = []
-    for t in tasks_of(ctx.runs, 'seq2seq'):
+    for t in anchor_tasks(ctx, _in(tasks_of(ctx.runs, 'seq2seq'), tasks), 'newstest'):
+        g, need = by_pe(select(ctx.runs, task=t)), ['shaw', 'rope', 'sinusoidal', 'none']
+        if miss := [pe for pe in need if pe not in g]:
+            out.append(f"On {t}, the ordering relative ≳ RoPE ≫ sinusoidal ≈ none cannot be checked yet: {', '.join(miss)} "
+                       f"{'has' if len(miss) == 1 else 'have'} no finished run."); continue
+        links = [(a, b, rel, compare(ctx, t, a, b, _bleu, boot_metric='bleu')) for a, b, rel in WMT_ORDER]
+        held = sum(link_verdict(c, rel).startswith('holds') for *_, rel, c in links)
+        bad = trained(ctx, t, *need)
+        out.append(f"On {t}, set against the ordering relative (Shaw) ≳ RoPE ≫ sinusoidal ≈ none expected on a WMT14 subset: "
+                   + '; '.join(f"{a} − {b} beam BLEU = {_cmp_text(c)}, so {a} {rel} {b} {link_verdict(c, rel)}" for a, b, rel, c in links)
+                   + f". {held} of 3 links hold" + (f" ({', '.join(bad)} did not pass the training check)" if bad else '') + '.'
+                   + low_bleu_caveat(ctx, t))
+    return out or _none_left(tasks, 'No translation runs, so the ordering relative ≳ RoPE ≫ sinusoidal ≈ none is not examined.')
+
+def conclusion_shaw(ctx, tasks:list=None) -> list[str]:
+    out = []
+    for t in _in(tasks_of(ctx.runs, 'seq2seq'), tasks):
         c = compare(ctx, t, 'shaw', 'sinusoidal', _bleu, boot_metric='bleu')
         if c is None: out.append(f'On {t}, Shaw and sinusoidal encodings cannot be compared: one of them has no finished run.'); continue
         if skip := _untrained_text(ctx, t, ('shaw', 'sinusoidal')): out.append(skip); continue
         out.append(f"On {t}, shaw − sinusoidal beam BLEU = {_cmp_text(c)}. Shaw et al. (2018) gained 1.3 BLEU (WMT14 en→de) and "
                    f"0.3 (en→fr) with relative position representations over sinusoidal ones; this {judge(c['diff'], c['p'], 1)}."
                    + low_bleu_caveat(ctx, t))
-    return out or ['No translation runs, so the relative-representation gain of Shaw et al. (2018) is not examined.']
+    return out or _none_left(tasks, 'No translation runs, so the relative-representation gain of Shaw et al. (2018) is not examined.')
 
 # %% ../nbs/12_report.ipynb #e2475655
 def repeated_sentences(md:str, # a report in Markdown
@@ -950,33 +999,107 @@ def repeated_sentences(md:str, # a report in Markdown
         if len(s.split()) >= min_words: seen[s] = seen.get(s, 0) + 1
     return {s: n for s, n in seen.items() if n > 1}
 
+# %% ../nbs/12_report.ipynb #400c45e8
+_val_loss = lambda r: r['metrics'].get('val_loss')
+HEADLINE = {'seq2seq': ('beam BLEU', _bleu, 1, 'bleu', 2), 'lm': ('validation loss (nats)', _val_loss, -1, None, 3),
+            'mlm': ('validation loss (nats)', _val_loss, -1, None, 3),
+            'synthetic': ('accuracy beyond the training length', lambda r: r['metrics'].get('acc_ood'), 1, None, 3)}
+# kind -> (what, run -> number, +1 when higher is better, bootstrap metric or None, decimals)
+
+def leading_group(ctx:ReportContext, task:str, alpha:float=0.05) -> dict|None:
+    """The encodings of `task` that passed its training check, split by the headline measure into the best, those not
+    significantly behind it (`lead`, the best first), those behind (`behind`, best to worst) and those a test cannot
+    reach (`untested`: one seed where the test is over seeds); `failed` did not train. Cached on `ctx`."""
+    key = (task, 'lead', alpha)
+    if key in ctx._checks: return ctx._checks[key]
+    rs = select(ctx.runs, task=task)
+    if not rs or rs[0]['kind'] not in HEADLINE: return None
+    what, get, sign, boot, nd = HEADLINE[rs[0]['kind']]
+    g = by_pe(rs)
+    failed = trained(ctx, task, *g)
+    means = {pe: v for pe, v in pe_means(g, get).items() if pe not in failed}
+    order = sorted(means, key=lambda pe: -sign * means[pe])
+    res = dict(task=task, what=what, nd=nd, means=means, failed=failed, lead=order[:1], behind=[], untested=[], how=[],
+               seeds=sorted({len(g[pe]) for pe in means}))
+    for pe in order[1:]:
+        c = compare(ctx, task, order[0], pe, get, sign, boot)
+        if c['p'] is None or not math.isfinite(c['p']): res['untested'].append(pe); continue
+        res['lead' if c['p'] >= alpha else 'behind'].append(pe)
+        if c['how'] not in res['how']: res['how'].append(c['how'])
+    ctx._checks[key] = res
+    return res
+
+def _vals(L:dict, pes:list) -> str: return ', '.join(f"{pe} ({num(L['means'][pe], L['nd'])})" for pe in pes)
+
+def separation_sentence(ctx:ReportContext, task:str) -> str:
+    "One sentence: which encodings lead `task` on its headline measure, which are significantly behind, which cannot be told."
+    L = leading_group(ctx, task)
+    if L is None: return ''
+    if not L['means']: return f"On {task} no encoding passed the training check, so none can be set above another."
+    best, lead, behind, n = L['lead'][0], L['lead'][1:], L['behind'], L['seeds']
+    seeds = f"{n[0]}{'–' + str(n[-1]) if len(n) > 1 else ''} seed{'s' * (n[-1] > 1)} per encoding"
+    s = f"On {task} ({seeds}), by {L['what']}, {_vals(L, [best])} leads"
+    if lead: s += f"; within noise of it: {_vals(L, lead)}"
+    if behind: s += (f"; {'significantly behind' if lead else 'every other one is significantly behind'} ({' / '.join(L['how'])}, "
+                     f"p < 0.05): {len(behind)} encoding{'s' * (len(behind) > 1)}, down to {_vals(L, behind[-1:])}")
+    if L['untested']: s += f"; too few seeds to test: {', '.join(L['untested'])}"
+    if L['failed']: s += f"; did not train: {', '.join(L['failed'])}"
+    return s + '.'
+
+def family_summary(ctx:ReportContext, tasks:list) -> str:
+    "Which encodings are in the leading group on every task of a family ('' with fewer than two tasks to compare)."
+    Ls = [L for t in tasks if (L := leading_group(ctx, t)) and L['means']]
+    if len(Ls) < 2: return ''
+    n = collections.Counter(pe for L in Ls for pe in L['lead'])
+    always = [pe for pe, k in n.items() if k == len(Ls)]
+    if always: return (f"Over its {len(Ls)} trained tasks, {', '.join(always)} {'is' if len(always) == 1 else 'are'} in the leading "
+                       "group (the best and those within noise of it) on every one.")
+    return (f"No encoding is in the leading group (the best and those within noise of it) on "
+            f"{'both' if len(Ls) == 2 else f'all {len(Ls)}'} trained tasks; most often: "
+            + ', '.join(f'{pe} ({k} of {len(Ls)})' for pe, k in n.most_common(3)) + '.')
+
 # %% ../nbs/12_report.ipynb #2b485591
 def _one_seed_tasks(ctx:ReportContext) -> list[str]:
     "Translation tasks whose every encoding has a single finished seed (their p-values come from the bootstrap alone)."
     return [t for t in tasks_of(ctx.runs, 'seq2seq') if all(len(rs) == 1 for rs in by_pe(select(ctx.runs, task=t)).values())]
 
+def task_families(ctx:ReportContext) -> list[tuple]:
+    "(title, tasks, conclusions) of each family of tasks that has runs: translation, language modelling, length generalisation, retrieval."
+    retr = retrieval_tasks(ctx)
+    fams = [('Translation', tasks_of(ctx.runs, 'seq2seq'), (conclusion_vaswani, conclusion_shaw, conclusion_rope, conclusion_wmt_order)),
+            ('Language modelling', tasks_of(ctx.runs, 'lm') + tasks_of(ctx.runs, 'mlm'), (conclusion_vaswani, conclusion_haviv, conclusion_press)),
+            ('Length generalisation', [t for t in tasks_of(ctx.runs, 'synthetic') if t not in retr], (conclusion_kazemnejad, mrr_sentence)),
+            ('Retrieval', retr, (conclusion_press, conclusion_kazemnejad))]
+    return [f for f in fams if f[1]]
+
+def _caveat_once(text:str, caveats:dict, done:set) -> str:
+    "A translation task's low-BLEU caveat in full the first time, then a pointer back to it."
+    for c, t in caveats.items():
+        if c not in text: continue
+        short = f'(The caveat on the low BLEU of {t} above applies.)'
+        if c in done: text = text.replace(c, short)
+        else: head, _, tail = text.partition(c); text = head + c + tail.replace(c, short); done.add(c)
+    return text
+
 def sec_conclusions(ctx:ReportContext) -> str:
-    "Where the results agree or disagree with the literature, sentence by sentence from the numbers."
-    parts = [('Learned versus sinusoidal', conclusion_vaswani), ('ALiBi and extrapolation', conclusion_press),
-             ('NoPE and T5 on longer inputs', conclusion_kazemnejad), ('RoPE on translation', conclusion_rope),
-             ('NoPE in masked and causal LMs', conclusion_haviv), ('Relative representations on translation', conclusion_shaw)]
+    "Per family of tasks: what separates the encodings, then each published finding set against the numbers."
     out = ['# Conclusions {#sec-conclusions}\n',
-           'Each statement compares two encodings on one task: the difference of their means over seeds ± its standard '
-           'error, and a two-sided p-value (significant below 0.05). With few seeds and small budgets, "not significant" '
-           'means the runs cannot tell the encodings apart, not that they are equal.'
+           'One paragraph per family of tasks. Each opens with what separates the encodings on each task: the best by the '
+           'task\'s headline measure, those within noise of it and those significantly behind it. Each comparison is tested on '
+           'its own, without a correction for how many are made, so among encodings truly equal to the best about one in twenty '
+           'would still be called behind. Then each published finding is set against two encodings: the difference of their '
+           'means over seeds ± its standard error, and a two-sided p-value (significant below 0.05). With few seeds and small '
+           'budgets, "not significant" means the runs cannot tell the encodings apart, not that they are equal.'
            + (f' {", ".join(one)} {"has" if len(one) == 1 else "have"} one seed per encoding: there the paired bootstrap\'s '
               'p-value covers which test sentences were drawn, not how a second training run would differ, so '
               '"significant" means larger than the test set\'s sampling noise.' if (one := _one_seed_tasks(ctx)) else '') + '\n']
     caveats, done = {c.strip(): t for t in tasks_of(ctx.runs, 'seq2seq') if (c := low_bleu_caveat(ctx, t))}, set()
-    for title, fn in parts:
-        text = ' '.join(fn(ctx))
-        for c, t in caveats.items():   # a task's low-BLEU caveat in full once, then a pointer back to it
-            if c not in text: continue
-            short = f'(The caveat on the low BLEU of {t} above applies.)'
-            if c in done: text = text.replace(c, short)
-            else: head, _, tail = text.partition(c); text = head + c + tail.replace(c, short); done.add(c)
-        out.append(f'**{title}.** ' + text + '\n')
-        if fn is conclusion_kazemnejad and (t := mrr_table(ctx)): out.append(t)
+    fams = task_families(ctx)
+    if not fams: return '\n'.join(out + ['No finished runs, so there is nothing to conclude.\n'])
+    for title, tasks, fns in fams:
+        said = [family_summary(ctx, tasks)] + [separation_sentence(ctx, t) for t in tasks] + [s for fn in fns for s in fn(ctx, tasks)]
+        out.append(f"**{title}** ({', '.join(tasks)}). " + _caveat_once(' '.join(s for s in said if s), caveats, done) + '\n')
+        if mrr_sentence in fns and (t := mrr_table(ctx)): out.append(t)
     return '\n'.join(out)
 
 # %% ../nbs/12_report.ipynb #c67baac1
