@@ -4,7 +4,8 @@
 
 # %% ../nbs/05_tokenize.ipynb #daa81aac
 from __future__ import annotations
-import hashlib, json, os, random, tempfile
+import hashlib, itertools, json, os, random, tempfile
+import numpy as np
 from dataclasses import dataclass
 from pathlib import Path
 import torch
@@ -188,10 +189,10 @@ def token_batches(lengths:list[int], # the cost of each example (its padded leng
 # %% ../nbs/05_tokenize.ipynb #011a8beb
 def pad(seqs:list[list[int]], value:int=PAD_ID) -> torch.Tensor:
     "Right-pad id lists into a (B, T) LongTensor."
-    T = max(map(len, seqs))
-    out = torch.full((len(seqs), T), value, dtype=torch.long)
-    for i, s in enumerate(seqs): out[i, :len(s)] = torch.as_tensor(s, dtype=torch.long)
-    return out
+    lens = np.fromiter(map(len, seqs), dtype=np.int64, count=len(seqs))
+    out = np.full((len(seqs), int(lens.max())), value, dtype=np.int64)
+    out[np.arange(out.shape[1]) < lens[:, None]] = np.fromiter(itertools.chain.from_iterable(seqs), dtype=np.int64, count=int(lens.sum()))
+    return torch.from_numpy(out)   # one copy of the ids in row order, not one tensor per row (a batch has hundreds)
 
 def collate_pairs(pairs:list[tuple[list[int], list[int]]]) -> dict[str, torch.Tensor]:
     "Batch of id pairs → `src` (B,S), `tgt_in` (B,T), `tgt_out` (B,T), right-padded with 0."
