@@ -74,6 +74,77 @@ def _mask_shape(B, H, c, n, *ts):
     h = H if any(t is not None and t.shape[1] > 1 for t in ts) else 1
     return (b, h, c, n)
 
+# %% ../nbs/00b_kernels.ipynb #f6da15f7
+def _kernel_grads(do, q, k, v, o, lse, bias, tvec, rel, krel, mask, causal, d0, K, plan, single):
+    "dq, dk, dv by the flash kernel's own backward, block by block (no positional term needs a gradient); None with clipped terms."
+    B, H, Tq, d = q.shape
+    scale = d ** -0.5
+    if single:
+        return _flash_cpu_bwd(do, q, k, v, o, lse, 0., True, attn_mask=bias if mask is None else bias + mask, scale=scale)
+    if rel is not None or krel is not None: return None     # (a block's mask is cheap to rebuild; rel's gathers are not)
+    dq, dk, dv = torch.empty_like(q), torch.zeros_like(k), torch.zeros_like(v)
+    tv = None if tvec is None else tvec[None]
+    for blk in plan:
+        r0, r1, n, cm0, jl, jr = blk
+        m = None
+        if any(t is not None for t in (bias, tvec, mask)) or (causal and cm0 < n):
+            m = _add_terms(_scratch('m', _mask_shape(B, H, r1 - r0, n, bias, tv, mask), q), blk, bias, None,
+                           mask, causal, d0, K, None, tvec, Tq, fresh=True)
+        rows = slice(r0, r1)
+        gq, gk, gv = _flash_cpu_bwd(do[:, :, rows], q[:, :, rows], k[:, :, :n], v[:, :, :n], o[:, :, rows],
+                                    lse[:, :, rows], 0., False, attn_mask=m, scale=scale)
+        dq[:, :, rows] = gq; dk[:, :, :n] += gk; dv[:, :, :n] += gv
+    return dq, dk, dv
+
+# %% ../nbs/00b_kernels.ipynb #8e8d2ac6
+def _pos_grads(dS, blk, Tq, d0, K, bias, dbias, dtvec, drel, dkrel):
+    "Add one block's logit gradient dS to the gradients of the positional terms that want one (the others are None)."
+    r0, r1, n, cm0, jl, jr = blk
+    B, H = dS.shape[:2]; rows = slice(r0, r1)
+    if dtvec is not None: dtvec[:, Tq - r1:Tq - r0 + n - 1] += diagonal_sums(dS.sum(0))
+    if dbias is not None:
+        dims = [i for i in range(3) if bias.shape[i] == 1]
+        db = dS.sum(dims, keepdim=True) if dims else dS                # (an empty list would sum everything)
+        if bias.shape[2] == 1: dbias[..., :n] += db
+        else: dbias[:, :, rows, :n] += db
+    if drel is not None:
+        dr = drel[:, :, rows]
+        if jl > 0: dr[..., 0] += dS[..., :jl].sum(-1)
+        if jr < n: dr[..., -1] += dS[..., jr:].sum(-1)
+        if jr > jl: dr.scatter_add_(-1, _dist_index(r0, r1, jl, jr, d0, K, dS.device).expand(B, H, -1, -1), dS[..., jl:jr])
+    if dkrel is not None:                                      # per key: column sums, by distance near the diagonal
+        if jl > 0: dkrel[:, :, :jl, 0] += dS[..., :jl].sum(2)
+        if jr < n: dkrel[:, :, jr:n, -1] += dS[..., jr:n].sum(2)
+        if jr > jl: dkrel[:, :, jl:jr].transpose(-1, -2).scatter_add_(
+            2, _dist_index(r0, r1, jl, jr, d0, K, dS.device).expand(B, H, -1, -1), dS[..., jl:jr])
+
+def _blockwise_grads(do, G, q, k, v, bias, tvec, rel, krel, mask, o, lse, w, causal, d0, K, plan, wants):
+    "Every gradient, the weights recomputed block by block: dq, dk, dv and those of the positional terms in `wants` (b, t, r, kr)."
+    B, H, Tq, d = q.shape
+    scale = d ** -0.5
+    dq, dk, dv = torch.empty_like(q), torch.zeros_like(k), torch.zeros_like(v)
+    dpos = [torch.zeros_like(t) if want else None for t, want in zip((bias, tvec, rel, krel), wants)]
+    Dr = (do * o).sum(-1)                                      # Σ_j p_ij dp_ij, row by row
+    if G is not None: Dr += (G * w).sum(-1)
+    lse, qs = lse.masked_fill(lse.isinf(), 0.), q * scale
+    for blk in plan:
+        r0, r1, n, cm0, jl, jr = blk
+        rows, c = slice(r0, r1), r1 - r0
+        P = torch.matmul(qs[:, :, rows], k[:, :, :n].transpose(-1, -2), out=_scratch('P', (B, H, c, n), q))
+        _add_terms(P, blk, bias, rel, mask, causal, d0, K, krel, tvec, Tq).sub_(lse[:, :, rows].unsqueeze(-1)).exp_()
+        dS = torch.matmul(do[:, :, rows], v[:, :, :n].transpose(-1, -2), out=_scratch('dS', (B, H, c, n), q))
+        if G is not None:                                      # key j of row i also carries a^V of distance r(i, j)
+            Gc = G[:, :, rows]
+            if jl > 0: dS[..., :jl] += Gc[..., :1]
+            if jr < n: dS[..., jr:] += Gc[..., -1:]
+            if jr > jl: dS[..., jl:jr] += Gc.gather(-1, _dist_index(r0, r1, jl, jr, d0, K, q.device).expand(B, H, -1, -1))
+        dS.sub_(Dr[:, :, rows].unsqueeze(-1)).mul_(P)          # gradient of the logits
+        dv[:, :, :n] += P.transpose(-1, -2) @ do[:, :, rows]        # (one batched product, then one add)
+        dk[:, :, :n] += dS.transpose(-1, -2) @ qs[:, :, rows]
+        dq[:, :, rows] = torch.matmul(dS, k[:, :, :n]).mul_(scale)
+        _pos_grads(dS, blk, Tq, d0, K, bias, *dpos)
+    return (dq, dk, dv, *dpos)
+
 # %% ../nbs/00b_kernels.ipynb #20ea06e3
 class _FusedAttention(torch.autograd.Function):
     "Flash-kernel forward by blocks of query rows; blockwise explicit backward (see the text above)."
@@ -121,68 +192,11 @@ class _FusedAttention(torch.autograd.Function):
         q, k, v, bias, tvec, rel, krel, mask, o, lse, w = ctx.saved_tensors
         causal, d0, K, plan, single = ctx.args
         G = gw[0] if w is not None else None                       # gradient of the per-distance masses
-        B, H, Tq, d = q.shape; Tk = k.shape[2]
-        scale, do = d ** -0.5, do.contiguous()
-        want_b, want_t, want_r, want_kr = ctx.needs_input_grad[3:7]
-        none = (None,) * 10
-        if not (want_b or want_t or want_r or want_kr) and w is None:   # no positional gradient: the kernel's own backward
-            if single:
-                return (*_flash_cpu_bwd(do, q, k, v, o, lse, 0., True, attn_mask=bias if mask is None else bias + mask,
-                                        scale=scale), *none)
-            if rel is None and krel is None:                       # (a block's mask is cheap to rebuild; rel's gathers are not)
-                dq, dk, dv = torch.empty_like(q), torch.zeros_like(k), torch.zeros_like(v)
-                tv = None if tvec is None else tvec[None]
-                for blk in plan:
-                    r0, r1, n, cm0, jl, jr = blk
-                    m = None
-                    if any(t is not None for t in (bias, tvec, mask)) or (causal and cm0 < n):
-                        m = _add_terms(_scratch('m', _mask_shape(B, H, r1 - r0, n, bias, tv, mask), q), blk, bias, None,
-                                       mask, causal, d0, K, None, tvec, Tq, fresh=True)
-                    rows = slice(r0, r1)
-                    gq, gk, gv = _flash_cpu_bwd(do[:, :, rows], q[:, :, rows], k[:, :, :n], v[:, :, :n], o[:, :, rows],
-                                                lse[:, :, rows], 0., False, attn_mask=m, scale=scale)
-                    dq[:, :, rows] = gq; dk[:, :, :n] += gk; dv[:, :, :n] += gv
-                return (dq, dk, dv, *none)
-        dq, dk, dv = torch.empty_like(q), torch.zeros_like(k), torch.zeros_like(v)
-        dbias = torch.zeros_like(bias) if want_b else None
-        dtvec = torch.zeros_like(tvec) if want_t else None
-        drel = torch.zeros_like(rel) if want_r else None
-        dkrel = torch.zeros_like(krel) if want_kr else None
-        Dr = (do * o).sum(-1)                                      # Σ_j p_ij dp_ij, row by row
-        if G is not None: Dr += (G * w).sum(-1)
-        lse, qs = lse.masked_fill(lse.isinf(), 0.), q * scale
-        for blk in plan:
-            r0, r1, n, cm0, jl, jr = blk
-            rows, c = slice(r0, r1), r1 - r0
-            P = torch.matmul(qs[:, :, rows], k[:, :, :n].transpose(-1, -2), out=_scratch('P', (B, H, c, n), q))
-            _add_terms(P, blk, bias, rel, mask, causal, d0, K, krel, tvec, Tq).sub_(lse[:, :, rows].unsqueeze(-1)).exp_()
-            dS = torch.matmul(do[:, :, rows], v[:, :, :n].transpose(-1, -2), out=_scratch('dS', (B, H, c, n), q))
-            if G is not None:                                      # key j of row i also carries a^V of distance r(i, j)
-                Gc = G[:, :, rows]
-                if jl > 0: dS[..., :jl] += Gc[..., :1]
-                if jr < n: dS[..., jr:] += Gc[..., -1:]
-                if jr > jl: dS[..., jl:jr] += Gc.gather(-1, _dist_index(r0, r1, jl, jr, d0, K, q.device).expand(B, H, -1, -1))
-            dS.sub_(Dr[:, :, rows].unsqueeze(-1)).mul_(P)          # gradient of the logits
-            dv[:, :, :n] += P.transpose(-1, -2) @ do[:, :, rows]        # (one batched product, then one add)
-            dk[:, :, :n] += dS.transpose(-1, -2) @ qs[:, :, rows]
-            dq[:, :, rows] = torch.matmul(dS, k[:, :, :n]).mul_(scale)
-            if want_t: dtvec[:, Tq - r1:Tq - r0 + n - 1] += diagonal_sums(dS.sum(0))
-            if want_b:
-                dims = [i for i in range(3) if bias.shape[i] == 1]
-                db = dS.sum(dims, keepdim=True) if dims else dS                # (an empty list would sum everything)
-                if bias.shape[2] == 1: dbias[..., :n] += db
-                else: dbias[:, :, rows, :n] += db
-            if want_r:
-                dr = drel[:, :, rows]
-                if jl > 0: dr[..., 0] += dS[..., :jl].sum(-1)
-                if jr < n: dr[..., -1] += dS[..., jr:].sum(-1)
-                if jr > jl: dr.scatter_add_(-1, _dist_index(r0, r1, jl, jr, d0, K, q.device).expand(B, H, -1, -1), dS[..., jl:jr])
-            if want_kr:                                            # per key: column sums, by distance near the diagonal
-                if jl > 0: dkrel[:, :, :jl, 0] += dS[..., :jl].sum(2)
-                if jr < n: dkrel[:, :, jr:n, -1] += dS[..., jr:n].sum(2)
-                if jr > jl: dkrel[:, :, jl:jr].transpose(-1, -2).scatter_add_(
-                    2, _dist_index(r0, r1, jl, jr, d0, K, q.device).expand(B, H, -1, -1), dS[..., jl:jr])
-        return dq, dk, dv, dbias, dtvec, drel, dkrel, None, None, None, None, None, None
+        do, wants = do.contiguous(), ctx.needs_input_grad[3:7]     # bias, tvec, rel, krel
+        if not any(wants) and w is None:                           # no positional gradient: the kernel's own backward
+            g = _kernel_grads(do, q, k, v, o, lse, bias, tvec, rel, krel, mask, causal, d0, K, plan, single)
+            if g is not None: return (*g, *(None,) * 10)
+        return (*_blockwise_grads(do, G, q, k, v, bias, tvec, rel, krel, mask, o, lse, w, causal, d0, K, plan, wants), *(None,) * 6)
 
 # %% ../nbs/00b_kernels.ipynb #4ddb3848
 def fused_attention(q:torch.Tensor, k:torch.Tensor, v:torch.Tensor, # (B,H,Tq,d), (B,H,Tk,d), (B,H,Tk,d), on the CPU
