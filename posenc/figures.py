@@ -280,31 +280,37 @@ def fig_loss_curves(runs:list[dict], # loaded runs (finished and failed ones bot
 
 # %% ../nbs/11_figures.ipynb #2a07abeb
 def _bar_panel(ax, df:pd.DataFrame, # tidy rows of one measure (`posenc.results.tidy`)
-               ylabel:str, boot:dict=None): # {pe: bootstrap replicates}, drawn as a grey interval
+               ylabel:str, boot:dict=None, # {pe: bootstrap replicates}, drawn as a grey interval
+               horizontal:bool=False): # encodings down the y axis, bars along x (readable names with many encodings)
     "Bars of the mean over seeds per encoding, its 95% interval (Student's t), seed dots and an optional bootstrap interval."
     order = pe_hues(df.pe)
     if not order: return
-    sns.barplot(data=df, x='pe', y='value', hue='pe', order=order, hue_order=order, palette=pe_palette(order), saturation=1,
+    xy = dict(y='pe', x='value', orient='h') if horizontal else dict(x='pe', y='value')
+    sns.barplot(data=df, **xy, hue='pe', order=order, hue_order=order, palette=pe_palette(order), saturation=1,
                 alpha=0.6, width=0.7, errorbar=ci95_interval, capsize=0.25, err_kws=dict(color='k', lw=1), legend=False, ax=ax)
-    sns.stripplot(data=df, x='pe', y='value', order=order, color='k', size=3, jitter=0.12, ax=ax)
+    sns.stripplot(data=df, **xy, order=order, color='k', size=3, jitter=0.12, ax=ax)
     if boot:
         bt = pd.DataFrame([(p, v) for p in order if p in boot for v in boot[p]], columns=['pe', 'value'])
         k = len(ax.lines)
-        sns.pointplot(data=bt, x='pe', y='value', order=order, errorbar=('pi', 95), color='0.5', markers='', linestyle='none',
+        sns.pointplot(data=bt, **xy, order=order, errorbar=('pi', 95), color='0.5', markers='', linestyle='none',
                       capsize=0.15, err_kws=dict(lw=1), ax=ax)
-        for l in ax.lines[k:]: l.set_xdata(np.asarray(l.get_xdata(), float) + 0.2)   # beside the seed interval
-    ax.set_xticks(range(len(order)), order, rotation=30, fontsize=8); ax.set(xlabel='', ylabel=ylabel)
+        for l in ax.lines[k:]:   # beside the seed interval
+            if horizontal: l.set_ydata(np.asarray(l.get_ydata(), float) + 0.2)
+            else: l.set_xdata(np.asarray(l.get_xdata(), float) + 0.2)
+    if horizontal: ax.set_yticks(range(len(order)), order, fontsize=8); ax.set(ylabel='', xlabel=ylabel)
+    else: ax.set_xticks(range(len(order)), order, rotation=30, fontsize=8); ax.set(xlabel='', ylabel=ylabel)
 
 def fig_translation(runs:list[dict], # loaded runs
                     n_boot:int=1000): # bootstrap resamples of the scored test (0: seed intervals only)
-    """Beam BLEU per encoding on every test set of every translation task (a row per task, a panel per set), each seed a
-    dot, the 95% interval over seeds in black, the copied source dashed (runs without per-set scores: their one test,
-    with a bootstrap interval over its sentences in grey)."""
+    """Beam BLEU per encoding on every test set of every translation task (a row per task, a panel per set, encodings down
+    each row), each seed a dot, the 95% interval over seeds in black, the copied source dashed (runs without per-set
+    scores: their one test, with a bootstrap interval over its sentences in grey)."""
     tasks = tasks_of(runs, 'seq2seq')
     if not tasks: raise NoData('no finished translation run')
     sets = {t: list(dict.fromkeys(n for r in select(runs, task=t) for n in (r['metrics'].get('by_test_set') or {}))) or [None] for t in tasks}
-    nc = max(len(s) for s in sets.values())
-    fig = _fig(max(8, 3.6 * nc), 2.9 * len(tasks)); axs = fig.subplots(len(tasks), nc, squeeze=False)
+    nc, npe = max(len(s) for s in sets.values()), {t: len(by_pe(select(runs, task=t))) for t in tasks}
+    fig = _fig(max(8, 1 + 2.7 * nc), sum(0.9 + 0.19 * n for n in npe.values()))
+    axs = fig.subplots(len(tasks), nc, squeeze=False, gridspec_kw=dict(height_ratios=[0.9 + 0.19 * npe[t] for t in tasks]))
     for row, task in zip(axs, tasks):
         rs = select(runs, task=task)
         for a in row[len(sets[task]):]: a.set_axis_off()
@@ -315,12 +321,13 @@ def fig_translation(runs:list[dict], # loaded runs
             if n_boot and s is None:   # a run without per-set scores: its one test, with a bootstrap over its sentences
                 try: boot = bootstrap_scores(by_pe(rs), 'bleu', n=n_boot)
                 except NoData as e: log.info(f'{task}: no bootstrap ({e})')
-            _bar_panel(a, tidy(rs, key), 'BLEU (beam)', boot)
+            _bar_panel(a, tidy(rs, key), 'BLEU (beam)', boot, horizontal=True)
+            if a is not row[0]: a.set_yticklabels([])   # the row's encodings are named once, on its left
             base = [metric_at(r, 'baseline.copy_source.bleu' if s is None else f'by_test_set.{s}.copy_source.bleu') for r in rs]
             base = [b for b in base if b is not None]
-            if base: a.axhline(base[0], color='k', ls='--', lw=0.8)
+            if base: a.axvline(base[0], color='k', ls='--', lw=0.8)
             n = metric_at(rs[0], f'by_test_set.{s}.sentences') if s else None
-            a.set_title(f"{task}: {s or 'test'}" + (f' ({n:,} sent.)' if n else '') + (' †' if extra else ''), fontsize=9)
+            a.set_title(f"{task}: {s or 'test'}" + (f'\n({n:,} sent.)' if n else '') + (' †' if extra else ''), fontsize=9)
     return fig
 
 # %% ../nbs/11_figures.ipynb #ff270d49
