@@ -4,565 +4,29 @@
 
 # %% ../nbs/10_sweep.ipynb #5916cda8
 from __future__ import annotations
-import functools, json, os, re, sys, time, shutil, signal, socket, subprocess, threading, uuid, traceback, warnings
-from collections import deque
+import json, os, signal, socket, threading, time, uuid
 from contextlib import contextmanager
-from dataclasses import dataclass, field, asdict
+from dataclasses import asdict
 from pathlib import Path
-from .io import project_root
-from .tasks import TASK_KINDS
+from fastcore.basics import patch
+from .io import project_root, write_json as _write_json
+from .profiles import *   # what runs: profiles, jobs, templates (`from posenc.sweep import plan` keeps working)
+from .profiles import tomllib, _none   # (the command line reads --set values as TOML)
+from .runs import *       # a run's folder, its locks, and the worker that runs one job
+from .runs import _sweep_lock, _step_of, _wall_of
+from .runs import _worker_main   # the command of the workers that a sweep started before the split still runs
+from .engines import *    # where the runs execute
 
 # %% auto #0
-__all__ = ['SYNTHETIC_TASKS', 'TRANSLATION_TASKS', 'TASK_TEMPLATES', 'PROFILE_KEYS', 'PROFILES', 'CLUSTER_KINDS', 'templates_dir',
-           'template_path', 'task_available', 'profiles_dir', 'load_profile', 'is_profile_file', 'profile_name',
-           'get_profile', 'Job', 'plan', 'skips_task', 'template_params', 'check_params', 'check_profile', 'run_paths',
-           'has_result', 'run_state', 'prepare_run', 'Superseded', 'publish_run', 'run_lock', 'strip_paths', 'Stopped',
-           'run_job', 'time_left', 'Event', 'LocalPool', 'dask_client', 'DaskEngine', 'dask_cluster',
-           'default_runs_dir', 'sweep']
+__all__ = ['time_left', 'default_runs_dir', 'sweep']
 
-# %% ../nbs/10_sweep.ipynb #80125e63
-from posenc.io import atomic_write as _atomic_write, write_json as _write_json   # torch-free, so `posenc status` stays light
-
-# %% ../nbs/10_sweep.ipynb #d0e8d948
-SYNTHETIC_TASKS = tuple(t for t, k in TASK_KINDS.items() if k == 'synthetic')     # all derived from the one registry
-TRANSLATION_TASKS = tuple(t for t, k in TASK_KINDS.items() if k == 'seq2seq')
-TASK_TEMPLATES = {t: 'translation' if k == 'seq2seq' else k for t, k in TASK_KINDS.items()}   # the template of each task
-
-def templates_dir() -> Path:
-    "The folder of the experiment templates (`nbs/experiments` of the project)."
-    return project_root()/'nbs'/'experiments'
-
-def template_path(task:str, # a key of `TASK_TEMPLATES`
-                  templates:dict=None, # task -> notebook path, overriding the defaults
-                 ) -> Path:
-    "The experiment notebook that runs `task`."
-    if templates and task in templates: return Path(templates[task])
-    if task not in TASK_TEMPLATES: raise ValueError(f"Unknown task {task!r}. Valid tasks: {', '.join(TASK_TEMPLATES)}")
-    return templates_dir()/f'{TASK_TEMPLATES[task]}.ipynb'
-
-# %% ../nbs/10_sweep.ipynb #14b41f9e
-def task_available(task:str, # a key of `TASK_TEMPLATES`
-                   download:bool=False, # fetch a missing corpus
-                  ) -> bool:
-    "True when the data `task` needs is on this machine (or, with `download`, could be fetched)."
-    from posenc import data
-    if task in SYNTHETIC_TASKS or task not in TASK_TEMPLATES: return True
-    try:
-        if task.startswith('shakespeare'): data.locate(data.DataFile(('tinyshakespeare/input.txt',), 'tinyshakespeare'), download=download)
-        else:
-            spec = data.CORPORA[task]
-            data.resolve_sets(spec.train + spec.valid + spec.test, download=download)
-        return True
-    except (data.DataError, OSError): return False
-
-# %% ../nbs/10_sweep.ipynb #d22b686c
-try: import tomllib   # Python ≥ 3.11
-except ModuleNotFoundError: import tomli as tomllib   # Python 3.10: the `tomli` package
-
-PROFILE_KEYS = ('description', 'pes', 'seeds', 'common', 'tasks', 'plugins')
-_BUILTIN_ORDER = ('smoke', 'default', 'full', 'gpu')
-
-def profiles_dir() -> Path:
-    "The folder of the built-in profiles (`profiles/` of the project)."
-    return project_root()/'profiles'
-
-def _none(v):
-    "TOML has no null: the string 'None' stands for Python's None (a template's 'all')."
-    return None if v == 'None' else [_none(x) for x in v] if isinstance(v, list) else v
-
-def load_profile(path:str|Path, # a TOML file: description, pes, seeds, [common], [tasks.<task>]
-                ) -> dict:
-    "A profile read from a TOML file, its structure checked; `[common]` is merged into every task (a task's own value wins)."
-    path = Path(path)
-    def bad(msg): return ValueError(f"{path}: {msg}")
-    try: raw = tomllib.loads(path.read_text())
-    except FileNotFoundError: raise ValueError(f"{path}: no such profile file") from None
-    except tomllib.TOMLDecodeError as e: raise bad(f"not valid TOML ({e})") from None
-    unknown = [k for k in raw if k not in PROFILE_KEYS]
-    if unknown: raise bad(f"unknown key(s) {', '.join(map(repr, unknown))}. Valid keys: {', '.join(PROFILE_KEYS)}")
-    if not isinstance(raw.get('description', ''), str): raise bad("'description' must be a string")
-    plugins = raw.get('plugins', [])
-    if not (isinstance(plugins, list) and all(isinstance(p, str) for p in plugins)):
-        raise bad("'plugins' must be a list of plugin files or modules, e.g. plugins = [\"my_plugin.py\"]")
-    plugins = [str((path.parent/p).resolve()) if p.endswith('.py') else p for p in plugins]   # files: relative to the profile
-    if plugins:   # before the tasks and encodings are checked: the plugins' names are valid ones
-        from posenc.plugins import load_plugins
-        try: load_plugins(plugins)
-        except ValueError as e: raise bad(str(e)) from None
-    pes = raw.get('pes')
-    if pes is not None and not (isinstance(pes, list) and all(isinstance(p, str) for p in pes)):
-        raise bad("'pes' must be a list of encoding names, e.g. pes = [\"rope\", \"alibi\"]")
-    seeds = raw.get('seeds', [0])
-    if not (isinstance(seeds, list) and seeds and all(isinstance(s, int) and not isinstance(s, bool) for s in seeds)):
-        raise bad(f"'seeds' must be a non-empty list of integers, e.g. seeds = [0, 1, 2] (got {seeds!r})")
-    common, tasks = raw.get('common', {}), raw.get('tasks', {})
-    if not isinstance(common, dict): raise bad("'common' must be a table: [common]")
-    if not isinstance(tasks, dict) or not tasks: raise bad("no tasks: add a table per task, e.g. [tasks.copy]")
-    unknown = [t for t in tasks if t not in TASK_TEMPLATES]
-    if unknown: raise bad(f"unknown task(s) {', '.join(map(repr, unknown))}. Valid tasks: {', '.join(TASK_TEMPLATES)}")
-    task_seeds = {}   # a task's own `seeds` (e.g. one seed for an expensive task) wins over the profile's
-    for t, p in tasks.items():
-        if not isinstance(p, dict): raise bad(f"'tasks.{t}' must be a table: [tasks.{t}]")
-        if 'seeds' in p:
-            s = p['seeds']
-            if not (isinstance(s, list) and s and all(isinstance(x, int) and not isinstance(x, bool) for x in s)):
-                raise bad(f"'tasks.{t}.seeds' must be a non-empty list of integers, e.g. seeds = [0] (got {s!r})")
-            task_seeds[t] = list(s)
-    return dict(description=raw.get('description', ''), pes=list(pes) if pes else None, seeds=list(seeds), **({'plugins': plugins} if plugins else {}),
-                tasks={t: {k: _none(v) for k, v in {**common, **p}.items() if k != 'seeds'} for t, p in tasks.items()},
-                **({'task_seeds': task_seeds} if task_seeds else {}))
-
-def _builtin_profiles() -> dict:
-    files = {p.stem: p for p in sorted(profiles_dir().glob('*.toml'))}
-    return {n: load_profile(files[n]) for n in sorted(files, key=lambda n: (n not in _BUILTIN_ORDER, _BUILTIN_ORDER.index(n) if n in _BUILTIN_ORDER else 0, n))}
-
-PROFILES = _builtin_profiles()   # name -> profile, from profiles/*.toml
-
-def is_profile_file(profile) -> bool:
-    "True when `profile` names a TOML file rather than a built-in profile."
-    return isinstance(profile, (str, Path)) and str(profile) not in PROFILES and (str(profile).endswith('.toml') or Path(profile).is_file())
-
-def profile_name(profile:str|Path|dict) -> str:
-    "The name a profile's runs are filed under: a built-in's name, a file's stem, a dict's `name`."
-    if isinstance(profile, dict): return profile.get('name', 'custom')
-    return Path(profile).stem if is_profile_file(profile) else str(profile)
-
-def get_profile(name:str|Path|dict, # a key of `PROFILES`, a path to a TOML profile, or a profile dict
-                download:bool=False, # fetch missing corpora instead of leaving their tasks out
-               ) -> dict:
-    "A complete profile: tasks whose data is missing and encodings not registered are left out (`missing`, `missing_pes`); `pes=None` means all."
-    builtin = isinstance(name, str) and name in PROFILES
-    if isinstance(name, dict):
-        prof = dict(name); prof.setdefault('name', 'custom')
-        if prof.get('plugins'):
-            from posenc.plugins import load_plugins
-            load_plugins(prof['plugins'])
-    elif builtin: prof = dict(PROFILES[name], name=name)
-    elif is_profile_file(name): prof = dict(check_profile(load_profile(name), name), name=profile_name(name))
-    else: raise ValueError(f"Unknown profile {name!r}. Valid profiles: {', '.join(PROFILES)} (or a path to a .toml file)")
-    from posenc.encodings import PE_REGISTRY, is_pe
-    want = list(prof.get('pes') or PE_REGISTRY)
-    # a built-in may name an encoding this version lacks; a dict or a user's file is taken as written (a file is checked)
-    prof['missing_pes'] = [p for p in want if not is_pe(p)] if builtin else []
-    prof['pes'] = [p for p in want if p not in prof['missing_pes']]
-    prof['seeds'] = list(prof.get('seeds') or [0])
-    prof['task_seeds'] = dict(prof.get('task_seeds') or {})
-    tasks = prof.get('tasks') or {}
-    prof['missing'] = [t for t in tasks if not task_available(t, download)]
-    prof['tasks'] = {t: dict(p) for t, p in tasks.items() if t not in prof['missing']}
-    return prof
-
-# %% ../nbs/10_sweep.ipynb #7bc660a6
-_COST = {'translation': 0, 'lm': 1, 'mlm': 2, 'synthetic': 3}
-
-@dataclass
-class Job:
-    "One run of a sweep."
-    task:str; pe:str; seed:int; profile:str
-    params:dict = field(default_factory=dict) # template parameters besides task, pe, seed, profile, out_dir
-    template:str = None # the notebook to execute
-    @property
-    def name(self) -> str: return f"{self.task}__{self.pe.replace('*', 'x')}__s{self.seed}"   # `encodings.pe_slug`, torch-free
-    def notebook_params(self, out_dir:str='.') -> dict:
-        "Everything papermill injects into the template."
-        return dict(task=self.task, pe=self.pe, seed=self.seed, profile=self.profile, out_dir=out_dir, **self.params)
-
-def plan(profile:str|dict='smoke', # a key of `PROFILES` or a profile dict
-         pes:list=None, # only these encodings
-         tasks:list=None, # only these tasks
-         seeds:list=None, # only these seeds
-         templates:dict=None, # task -> notebook, overriding `template_path`
-         download:bool=False, # fetch missing corpora
-        ) -> list[Job]:
-    "The jobs of a profile, optionally restricted to some encodings, tasks or seeds."
-    prof = get_profile(profile, download)
-    seeds_of = lambda t: prof['task_seeds'].get(t, prof['seeds'])
-    every = list(dict.fromkeys(prof['seeds'] + [s for t in prof['tasks'] for s in seeds_of(t)]))
-    for what, got, valid in (('task', tasks, prof['tasks']), ('seed', seeds, every)):
-        bad = [x for x in (got or []) if x not in valid]
-        if bad: raise ValueError(f"{what}(s) {bad} not in profile {prof['name']!r}: {list(valid)}")
-    ts = [t for t in prof['tasks'] if not tasks or t in tasks]
-    ts.sort(key=lambda t: _COST.get(TASK_TEMPLATES.get(t), 9))
-    jobs = [Job(t, pe, s, prof['name'], prof['tasks'][t], str(template_path(t, templates)))
-            for s in every if not seeds or s in seeds for t in ts if s in seeds_of(t) for pe in (pes or prof['pes'])
-            if not skips_task(pe, t, prof['tasks'][t])]
-    return jobs
-
-def skips_task(pe:str, task:str,
-               params:dict=None) -> bool: # the task's parameters in a profile: also skip a schedule that is one scheme there
-    """True when `pe` is causal-only and `task`'s model has a bidirectional stack (an MLM, an encoder–decoder's encoder);
-    with `params`, also when `pe` is a per-layer schedule that gives every layer of the task's model the same scheme
-    (`rope*3+none` on 2 or 3 layers is RoPE: a sweep would run RoPE again under another name)."""
-    from posenc.encodings import is_pe, get_pe, is_schedule, parse_schedule
-    if is_pe(pe) and get_pe(pe).causal_only and TASK_TEMPLATES.get(task) in ('mlm', 'translation'): return True
-    if params is None or not is_schedule(pe): return False
-    from posenc.recipes import recipe_params
-    p = {**recipe_params(task), **params}
-    depths = {p['n_layers'], (p.get('n_dec_layers') or p['n_layers']) if TASK_TEMPLATES.get(task) == 'translation' else p['n_layers']}
-    return all(len(set(parse_schedule(pe, n))) == 1 for n in depths)
-
-# %% ../nbs/10_sweep.ipynb #29e5aab8
-def template_params(path:str|Path) -> dict:
-    "The parameters of a template: name -> {default, type, help}, read from its `parameters` cell."
-    path = Path(path)
-    return _template_params(str(path), path.stat().st_mtime_ns)
-
-@functools.lru_cache(maxsize=64)
-def _template_params(path, mtime):
-    import papermill as pm
-    got = pm.inspect_notebook(path)
-    if not got: raise ValueError(f"{path}: no cell tagged 'parameters' (check that nbdev_clean keeps cell tags)")
-    return {k: dict(default=v['default'], type=v['inferred_type_name'], help=v['help']) for k, v in got.items()}
-
-def check_params(job:Job):
-    "Fail when `job` sets a parameter its template does not declare."
-    known = template_params(job.template)
-    bad = sorted(set(job.notebook_params()) - set(known))
-    if bad: raise ValueError(f"{job.name}: {Path(job.template).name} has no parameter(s) {', '.join(bad)}. "
-                             f"Its parameters: {', '.join(known)}")
-
-# %% ../nbs/10_sweep.ipynb #c9236f85
-def check_profile(prof:dict, # a profile as `load_profile` returns it
-                  path:str|Path='profile', # where it came from, for the messages
-                 ) -> dict:
-    "Fail, naming `path`, on an unknown encoding or on a task parameter its template does not declare; return `prof`."
-    from posenc.encodings import PE_REGISTRY, is_pe
-    bad = [p for p in (prof.get('pes') or []) if not is_pe(p)]
-    if bad: raise ValueError(f"{path}: unknown encoding(s) {', '.join(map(repr, bad))} in 'pes'. Valid encodings: {', '.join(PE_REGISTRY)}, "
-                             "or per-layer schedules of them such as 'rope*3+none'")
-    for t, params in prof['tasks'].items():
-        try: check_params(Job(t, 'none', 0, 'check', params, str(template_path(t))))
-        except ValueError as e: raise ValueError(f"{path}: [tasks.{t}] (or [common]): {e}") from None
-    return prof
-
-# %% ../nbs/10_sweep.ipynb #b2d05687
-def run_paths(runs_dir:str|Path, name:str) -> tuple[Path, Path]:
-    "The final folder of run `name` and its folder while it is under way."
-    runs_dir = Path(runs_dir)
-    return runs_dir/name, runs_dir/'.partial'/name
-
-def has_result(run_dir:str|Path, # a run folder
-               warn:bool=True, # warn, naming the file, when metrics.json is there but unreadable
-              ) -> bool:
-    "True when the folder's metrics.json exists and reads as a JSON object (a truncated or corrupt one does not)."
-    f = Path(run_dir)/'metrics.json'
-    if not f.is_file(): return False
-    try:
-        if isinstance(json.loads(f.read_text()), dict): return True
-    except (OSError, ValueError): pass
-    if warn: warnings.warn(f"{f}: not a complete JSON result (truncated or corrupt); the run counts as not finished and runs again", stacklevel=2)
-    return False
-
-def run_state(runs_dir:str|Path, name:str) -> str:
-    "'finished', 'failed', 'interrupted' (a folder in `.partial/`, or one without a readable result) or 'todo'."
-    final, stage = run_paths(runs_dir, name)
-    if has_result(final): return 'finished'
-    if (final/'error.json').is_file() and not stage.exists(): return 'failed'
-    if stage.exists() or final.exists(): return 'interrupted'
-    return 'todo'
-
-def _trash(path:Path, part:Path):
-    "Move `path` out of the way with one rename (a process still writing in it follows it), then delete it."
-    dst = part/f'.trash-{path.name}-{uuid.uuid4().hex[:8]}'
-    os.rename(path, dst)
-    return dst
-
-_KEEP = ('checkpoints', 'log.jsonl', 'config.json') # what an interrupted attempt hands on (the recipe resumes from them)
-
-def prepare_run(runs_dir:str|Path, name:str, resume:bool=True,
-                attempt:str=None, # an id written to the folder's `.attempt` (checked by `publish_run`)
-               ) -> Path:
-    "A fresh folder in `.partial/` for run `name`, holding the checkpoints and log of an interrupted attempt."
-    final, stage = run_paths(runs_dir, name)
-    part = stage.parent; part.mkdir(parents=True, exist_ok=True)
-    # an attempt left in .partial/ was stopped (whatever it holds: even a metrics.json never moved into place);
-    # a folder in place without metrics.json failed (error.json) or was written by hand and cut short
-    stopped = _trash(stage, part) if stage.exists() else None
-    other = _trash(final, part) if final.exists() and not has_result(final, warn=False) else None
-    stage.mkdir()
-    if attempt: (stage/'.attempt').write_text(attempt)
-    if resume:  # a stopped attempt hands on its checkpoints, a failed one only when it failed after training
-        src = next((t for t in (stopped, other) if _hands_on(t, stopped)), None)
-        if src is not None:
-            for k in _KEEP:
-                if (src/k).exists(): os.rename(src/k, stage/k)
-    for t in (stopped, other):
-        if t is not None: shutil.rmtree(t, ignore_errors=True)
-    return stage
-
-def _hands_on(t:Path|None, stopped:Path|None) -> bool:
-    "True when the earlier attempt `t` hands its checkpoints on: stopped, cut short without an error, or trained to the end with only its evaluation failed."
-    if t is None or not (t/'checkpoints').is_dir(): return False
-    if t is stopped: return True
-    try: return json.loads((t/'error.json').read_text()).get('status') == 'eval_failed'   # evaluate again, do not train again
-    except FileNotFoundError: return True   # no error: a result that was cut short (a truncated metrics.json)
-    except (OSError, ValueError, AttributeError): return False
-
-class Superseded(RuntimeError):
-    "Another attempt of the same run has taken its folder in `.partial/` over: this one must not publish."
-
-def publish_run(runs_dir:str|Path, name:str,
-                attempt:str=None, # publish only if the folder is still this attempt's (see `prepare_run`)
-               ) -> Path:
-    "Move a run's folder from `.partial/` into place (one rename)."
-    final, stage = run_paths(runs_dir, name)
-    if attempt:
-        try: got = (stage/'.attempt').read_text()
-        except OSError: got = None
-        if got != attempt: raise Superseded(f"{name}: .partial/{name} belongs to attempt {got}, not {attempt}: not publishing it")
-        (stage/'.attempt').unlink()
-    if final.exists(): shutil.rmtree(_trash(final, stage.parent), ignore_errors=True)
-    os.rename(stage, final)
-    return final
-
-@contextmanager
-def run_lock(runs_dir:str|Path, name:str,
-             wait:bool=True, # wait for the holder (False: raise `BlockingIOError` at once)
-            ):
-    "Hold the lock of run `name` (`.partial/<name>.lock`): one attempt at a time prepares, runs and publishes it."
-    import fcntl
-    part = Path(runs_dir)/'.partial'; part.mkdir(parents=True, exist_ok=True)
-    path = part/f'{name}.lock'
-    while True:
-        f = open(path, 'a+')
-        try: fcntl.flock(f, fcntl.LOCK_EX | (0 if wait else fcntl.LOCK_NB))
-        except BaseException: f.close(); raise
-        try: same = os.fstat(f.fileno()).st_ino == os.stat(path).st_ino
-        except FileNotFoundError: same = False
-        if same: break
-        f.close()   # the holder removed the file as it let go: lock the file now in its place
-    f.seek(0); f.truncate(); f.write(f"{socket.gethostname()} pid {os.getpid()}\n"); f.flush()
-    try: yield
-    finally:
-        path.unlink(missing_ok=True)   # removed while still held, so nobody locks a file on its way out
-        fcntl.flock(f, fcntl.LOCK_UN); f.close()
-
-# %% ../nbs/10_sweep.ipynb #d6459a9d
-_ANSI = re.compile(r'\x1b\[[0-9;]*[A-Za-z]')
-
-def _rel(p:str, root:Path) -> str:
-    try: return str(Path(p).resolve().relative_to(root))
-    except (ValueError, OSError): return Path(p).name
-
-def strip_paths(path:str|Path, # an executed notebook or a JSON record (error.json), rewritten in place
-                root:str|Path=None, # project folder (default: `project_root()`)
-                aliases:dict=None, # other absolute folder -> what to write instead
-               ):
-    "Remove absolute paths from an executed notebook's papermill metadata and from any text in a JSON file."
-    path, root = Path(path), Path(root or project_root()).resolve()
-    obj = json.loads(path.read_text())
-    meta = obj.get('metadata', {}).get('papermill', {}) if path.suffix == '.ipynb' else {}
-    for k in ('input_path', 'output_path'):
-        if meta.get(k): meta[k] = _rel(meta[k], root)
-    if 'cwd' in meta: meta['cwd'] = None
-    text = json.dumps(obj, indent=1, ensure_ascii=False)
-    subs = {**{str(Path(k).resolve()): v for k, v in (aliases or {}).items()}, str(root): '.', str(Path.home()): '~'}
-    for k in sorted(subs, key=len, reverse=True):
-        if len(k) > 1: text = re.sub(re.escape(k) + r'(?=[/"\\\s:\'])', subs[k].replace('\\', r'\\'), text)
-    _atomic_write(path, text + '\n')
-
-# %% ../nbs/10_sweep.ipynb #c5a1f0e1
-class Stopped(Exception):
-    "The worker was asked to stop (SIGTERM / SIGINT, or its sweep is gone): the run stays in `.partial/` to be resumed."
-
-def _error_record(job:Job, e:BaseException) -> dict:
-    import papermill as pm
-    if isinstance(e, pm.PapermillExecutionError):
-        err, tb = f"{e.ename}: {e.evalue}", _ANSI.sub('', '\n'.join(e.traceback))
-        where = dict(cell=e.cell_index, source=e.source)
-    else: err, tb, where = f"{type(e).__name__}: {e}", ''.join(traceback.format_exception(e)), {}
-    return dict(status='failed', error=err, traceback=tb, task=job.task, pe=job.pe, seed=job.seed,
-                profile=job.profile, params=job.params, **where)
-
-def _never_ran(nb:Path) -> bool:
-    "True when papermill's output notebook `nb` shows that no cell started (the kernel died or never answered)."
-    try: cells = json.loads(Path(nb).read_text())['cells']
-    except (OSError, ValueError, KeyError): return True   # papermill failed before writing it
-    return not any(c.get('metadata', {}).get('papermill', {}).get('start_time') for c in cells if c['cell_type'] == 'code')
-
-# %% ../nbs/10_sweep.ipynb #c5a1f0e3
-_STOP = threading.Event()   # set in this process when its run is asked to stop (a signal, or the sweep that started it is gone)
-
-def _tree(pid:int) -> list:
-    "The live descendants of process `pid` (its kernel and whatever the kernel started), as psutil processes."
-    import psutil
-    try: return psutil.Process(pid).children(recursive=True)
-    except psutil.Error: return []
-
-def _signal_all(procs:list, sig=signal.SIGTERM):
-    "Send `sig` to every process of `procs` that is still there."
-    import psutil
-    for q in procs:
-        try: q.send_signal(sig)
-        except psutil.Error: pass
-
-def _on_stop(signum, frame):
-    "A run's signal handler: note the stop and end the kernel; papermill then returns, and `run_job` publishes nothing."
-    _STOP.set(); _signal_all(_tree(os.getpid()))
-
-def _watch(parent:int=None, # the sweep's pid: its death is a stop too
-           every:float=0.2, # seconds between looks
-           grace:float=2., # seconds after a stop before the kernel tree is killed (SIGKILL)
-          ):
-    "A worker's watchdog thread: on a stop, end the kernel tree (again: a kernel may start meanwhile), kill it after `grace`, leave after 3 × `grace`."
-    t = None
-    while True:
-        if parent and os.getppid() != parent: _STOP.set()
-        if _STOP.is_set():
-            t = t or time.monotonic(); late = time.monotonic() - t
-            _signal_all(_tree(os.getpid()), signal.SIGKILL if late > grace else signal.SIGTERM)
-            if late > 3 * grace: os._exit(130)   # papermill has not returned: leave, publishing nothing
-        time.sleep(every)
-
-# %% ../nbs/10_sweep.ipynb #c5a1f0e5
-def run_job(job:Job|dict, # the job (a dict when it comes from the command line of a worker)
-            runs_dir:str|Path, # the profile's run folder
-            kernel_name:str='python3', # Jupyter kernel that executes the template
-            resume:bool=True, # keep an interrupted attempt's checkpoints
-            log_output:bool=False, # echo the notebook's output
-            kernel_tries:int=3, # kernel starts to try before the run fails, when a kernel dies before running any cell
-            iopub_timeout:int=60, # seconds to wait for a cell's last outputs after the kernel's reply (nbclient's default, 4 s, loses them on a loaded machine)
-            attempt:str=None, # this attempt's id, written to the folder's `.attempt` (default: a new one)
-            publish:bool=True, # move the folder into place at the end (False: leave it in `.partial/` for the sweep to publish)
-           ) -> str:
-    "Execute one job's template with papermill into its run folder; returns 'finished' or 'failed', raises `Stopped` when asked to stop."
-    job = Job(**job) if isinstance(job, dict) else job
-    runs_dir = Path(runs_dir).resolve()
-    main, old = threading.current_thread() is threading.main_thread(), {}
-    if main and not _IN_WORKER:   # in a worker the handlers are set for good before anything starts
-        _STOP.clear()
-        for sig in (signal.SIGTERM, signal.SIGINT): old[sig] = signal.signal(sig, _on_stop)
-    try:
-        with run_lock(runs_dir, job.name):   # waits for an earlier attempt that is still on its way out
-            if run_state(runs_dir, job.name) == 'finished': return 'finished'   # which finished it
-            state = _attempt(job, runs_dir, kernel_name, resume, log_output, kernel_tries, iopub_timeout,
-                             attempt or f"{socket.gethostname()}-{os.getpid()}-{uuid.uuid4().hex[:8]}", publish)
-    finally:
-        for sig, h in old.items(): signal.signal(sig, h)
-    return state
-
-def _stopped():
-    "Raise `Stopped` once this run was asked to stop: its folder stays in `.partial/`, never published."
-    if _STOP.is_set(): raise Stopped('asked to stop')
-
-def _execute(job:Job, nb:Path, stage:Path, kernel_name, log_output, kernel_tries, iopub_timeout):
-    "papermill on the job's template; a kernel that never ran a cell is started again, unless the run was asked to stop."
-    import papermill as pm
-    from jupyter_client.kernelspec import NoSuchKernel
-    for k in range(kernel_tries):
-        _stopped()
-        try:
-            return pm.execute_notebook(job.template, str(nb), parameters=job.notebook_params('.'), kernel_name=kernel_name,
-                                       cwd=str(stage), progress_bar=False, log_output=log_output, iopub_timeout=iopub_timeout,
-                                       extra_arguments=['--IPKernelApp.log_level=ERROR'])  # no start-up chatter
-        except Exception as e:   # a kernel that never ran a cell (a port taken by a kernel starting beside it): start another
-            _stopped()           # the stop ended the kernel: that is not the run's failure
-            if k + 1 == kernel_tries or isinstance(e, (pm.PapermillExecutionError, NoSuchKernel)) or not _never_ran(nb): raise
-            print(f"{job.name}: the kernel did not start ({type(e).__name__}: {e}); starting another", file=sys.stderr, flush=True)
-            time.sleep(0.5 * (k + 1))
-
-def _attempt(job, runs_dir, kernel_name, resume, log_output, kernel_tries, iopub_timeout, attempt, publish) -> str:
-    "One attempt of `job` under its run lock: prepare the folder, execute, record a failure, publish (or leave it to the sweep)."
-    _stopped()
-    stage, error = prepare_run(runs_dir, job.name, resume, attempt), None
-    nb = stage/'run.ipynb'
-    try:
-        check_params(job)
-        _execute(job, nb, stage, kernel_name, log_output, kernel_tries, iopub_timeout)
-        _stopped()   # finished while asked to stop: not published; the next attempt resumes from its checkpoints
-        if not (stage/'metrics.json').is_file(): error = dict(status='failed', error='the notebook ran to the end without writing metrics.json',
-                                                             traceback='', task=job.task, pe=job.pe, seed=job.seed, profile=job.profile)
-    except Stopped: raise
-    except Exception as e: _stopped(); error = _error_record(job, e)
-    aliases = {stage: f'runs/{job.profile}/{job.name}', runs_dir: f'runs/{job.profile}'}
-    if nb.is_file(): strip_paths(nb, aliases=aliases)
-    if error:
-        if (stage/'metrics.json').exists(): os.replace(stage/'metrics.json', stage/'metrics.incomplete.json')
-        try: error = {**error, **json.loads((stage/'error.json').read_text())}  # the recipe's own record wins
-        except (OSError, ValueError): pass
-        _write_json(stage/'error.json', error); strip_paths(stage/'error.json', aliases=aliases)
-    _stopped()
-    if publish: publish_run(runs_dir, job.name, attempt)
-    return 'failed' if error else 'finished'
-
-_WORKER = 'from posenc.sweep import _worker_main; _worker_main()'
-_IN_WORKER = False   # True in a worker process started by a sweep
-
-def _worker_main(argv=None):
-    "Entry point of a worker process: `python -c ... JSON` with the job, runs_dir and options (run_job's arguments)."
-    global _IN_WORKER
-    _IN_WORKER = True
-    for sig in (signal.SIGTERM, signal.SIGINT): signal.signal(sig, _on_stop)   # first: a stop from now on is noted, never lost
-    parent = os.environ.pop('POSENC_PARENT_PID', None)
-    if parent:   # die with the process that started this one (set here, not in a pre-exec hook: that one has threads)
-        _prctl(1, signal.SIGTERM)   # PR_SET_PDEATHSIG: SIGTERM when the thread that started this process ends
-        if os.getppid() != int(parent): sys.exit(130)   # it was gone before the hook was set
-    _prctl(36, 1)   # PR_SET_CHILD_SUBREAPER: what the kernel starts and leaves behind becomes this process's own
-    threading.Thread(target=_watch, args=(int(parent) if parent else None,), daemon=True).start()
-    spec, state = json.loads((argv or sys.argv)[1]), None
-    try: state = run_job(**spec)
-    except (Stopped, Superseded): pass
-    finally: _signal_all(_tree(os.getpid()), signal.SIGKILL)   # a run leaves no process behind
-    sys.exit(130 if state is None else 0 if state == 'finished' else 3)
-
-def _prctl(option:int, arg:int):
-    "Linux's prctl(2); elsewhere nothing."
-    try:
-        import ctypes
-        ctypes.CDLL('libc.so.6', use_errno=True).prctl(option, arg)
-    except (OSError, AttributeError): pass
-
-# %% ../nbs/10_sweep.ipynb #f6c48bd9
+# %% ../nbs/10_sweep.ipynb #323606f0
 def _fmt(s) -> str:
     if s is None: return '?'
     s = int(round(s)); h, m = divmod(s // 60, 60)
     return f"{h}:{m:02d}:{s % 60:02d}" if h else f"{m}:{s % 60:02d}"
 
-@contextmanager
-def _sweep_lock(runs_dir:Path, note:str=None):
-    import fcntl
-    part = runs_dir/'.partial'; part.mkdir(parents=True, exist_ok=True)
-    f = open(part/'sweep.lock', 'a+')
-    try: fcntl.flock(f, fcntl.LOCK_EX | fcntl.LOCK_NB)
-    except BlockingIOError:
-        f.seek(0); who = f.read().strip(); f.close()
-        raise RuntimeError(f"another sweep is running on {runs_dir} ({who or 'pid unknown'})") from None
-    f.seek(0); f.truncate(); f.write(f"pid {os.getpid()} on {socket.gethostname()}" + (f", {note}" if note else '') + "\n")
-    f.flush(); os.fsync(f.fileno())   # where other machines read it (a shared filesystem), at once
-    try: yield
-    finally: fcntl.flock(f, fcntl.LOCK_UN); f.close()
-
-def sweep_active(runs_dir:str|Path) -> bool:
-    "True while a sweep holds the lock of `runs_dir` (its runs in `.partial/` are then under way, not interrupted)."
-    import fcntl
-    f = Path(runs_dir)/'.partial'/'sweep.lock'
-    if not f.exists(): return False
-    with open(f) as fh:
-        try: fcntl.flock(fh, fcntl.LOCK_SH | fcntl.LOCK_NB)
-        except BlockingIOError: return True
-        fcntl.flock(fh, fcntl.LOCK_UN)
-    return False
-
-def _step_of(stage:Path) -> str:
-    "The last step a running job logged, as 'step k' or 'step k/n'."
-    try:
-        with open(stage/'log.jsonl', 'rb') as f:
-            f.seek(0, 2); f.seek(max(0, f.tell() - 2048)); lines = f.read().decode(errors='ignore').splitlines()
-        rec = next((json.loads(l) for l in reversed(lines[1:] if len(lines) > 1 else lines) if l.strip().endswith('}')), None)
-    except (OSError, ValueError): rec = None
-    if not rec or 'step' not in rec: return 'starting'
-    try: cfg = json.loads((stage/'config.json').read_text())
-    except (OSError, ValueError): cfg = {}
-    where = [cfg, cfg.get('params') or {}, cfg.get('train') or {}]
-    n = next((d[k] for d in where for k in ('max_steps', 'steps') if isinstance(d.get(k), int)), None)
-    return f"step {rec['step']}" + (f"/{n}" if n else '')
-
 # %% ../nbs/10_sweep.ipynb #b4bec27d
-def _wall_of(runs_dir:Path, name:str) -> float|None:
-    "The wall time a finished run recorded in its metrics.json, or None."
-    try: return float(json.loads((Path(runs_dir)/name/'metrics.json').read_text())['wall_s'])
-    except (OSError, ValueError, KeyError, TypeError): return None
-
 def time_left(pending:list, # (task, seconds it has been running, or None while queued) per unfinished job
               took:dict, # task -> sweep seconds of the runs this sweep finished
               prior:dict=None, # task -> wall seconds recorded by earlier finished runs
@@ -580,229 +44,6 @@ def time_left(pending:list, # (task, seconds it has been running, or None while 
         return mean(every)
     work = sum(max(est(t) - (ran or 0), 0) for t, ran in pending)
     return work / min(workers, len(pending))
-
-# %% ../nbs/10_sweep.ipynb #580771fe
-@dataclass
-class Event:
-    "What an engine reports: a run 'start'ed (on `where`) or 'end'ed (exit status `rc`, or `error` when it could not run)."
-    kind:str; job:Job; where:str=''
-    rc:int=None; cpu:float=0.; error:str=None
-
-def _spawn(spec:dict, # run_job's arguments: job, runs_dir, kernel_name, resume
-           env:dict, # environment variables to set (OMP_NUM_THREADS, …)
-          ) -> subprocess.Popen:
-    "Start a worker process for one job, in a session of its own, writing to `.partial/<name>.log`; it dies with this thread."
-    runs_dir = Path(spec['runs_dir']); part = runs_dir/'.partial'; part.mkdir(parents=True, exist_ok=True)
-    with open(part/f"{Job(**spec['job']).name}.log", 'w') as log:
-        return subprocess.Popen([sys.executable, '-c', _WORKER, json.dumps(spec)], stdout=log, stderr=subprocess.STDOUT,
-                                env={**os.environ, **env, 'POSENC_PARENT_PID': str(os.getpid())}, cwd=str(runs_dir),
-                                start_new_session=True)
-
-def _kill_worker(p:subprocess.Popen):
-    "SIGKILL a worker process and everything it started (its kernel has a session of its own: a process group would miss it)."
-    import psutil
-    try: procs = [psutil.Process(p.pid)] + _tree(p.pid)   # the tree first: once the worker is gone its children are orphans
-    except psutil.Error: return
-    _signal_all(procs, signal.SIGKILL)
-
-def _reap(p:subprocess.Popen, block:bool=False) -> float|None:
-    "The CPU seconds `p` and its reaped descendants used once it has ended (`p.returncode` set), else None."
-    pid, status, ru = os.wait4(p.pid, 0 if block else os.WNOHANG)
-    if not pid: return None
-    p.returncode = os.waitstatus_to_exitcode(status)
-    return ru.ru_utime + ru.ru_stime
-
-class LocalPool:
-    "The local engine: up to `workers` worker processes on this machine, started as slots free up."
-    def __init__(self, workers:int, env:dict): self.slots, self.env, self.queue, self.running = workers, env, deque(), {}
-    def where(self, n:int) -> str: return f"on {min(self.slots, n or 1)} worker(s)"
-    def __enter__(self): return self
-    def __exit__(self, *exc): self.close()
-    def submit(self, job:Job, spec:dict): self.queue.append((job, spec))
-    def events(self, wait:float=0.2) -> list[Event]:
-        "Start queued jobs on free slots, wait a little, and report the runs that started or ended."
-        evs = []
-        while self.queue and len(self.running) < self.slots:
-            job, spec = self.queue.popleft()
-            self.running[_spawn(spec, self.env)] = job; evs.append(Event('start', job))
-        if not evs: time.sleep(wait)
-        for p in list(self.running):
-            cpu = _reap(p)
-            if cpu is not None: evs.append(Event('end', self.running.pop(p), rc=p.returncode, cpu=cpu))
-        return evs
-    def stop(self, hard:bool=False):
-        "Drop the queued jobs and ask the running ones to stop (they stay resumable); `hard`: kill them, kernels included."
-        self.queue.clear()
-        for p in self.running:
-            if hard: _kill_worker(p)
-            else: p.send_signal(signal.SIGTERM)
-    def close(self):
-        "Stop what still runs, wait up to 30 s for it, then kill it with its kernel."
-        self.stop()
-        t0 = time.time()
-        for p in list(self.running):
-            while _reap(p) is None and time.time() - t0 < 30: time.sleep(0.1)
-            if p.returncode is None: _kill_worker(p); _reap(p, block=True)
-        self.running.clear()
-
-# %% ../nbs/10_sweep.ipynb #95034129
-_TOPIC = 'posenc-sweep'   # the Dask event topic on which tasks say that they started
-_CHILDREN = {}   # in a Dask worker: (sweep id, run name) -> the worker process of the run
-
-def _dask_run(spec:dict, # run_job's arguments
-              env:dict, # environment variables for the worker process
-              sweep_id:str, # the sweep's id, written in its lock file
-              poll:float=1., # seconds between looks at the sweep's lock
-             ) -> dict:
-    "The Dask task of one run: start the run's worker process here, wait for it, return its exit status and CPU time; stop it if the sweep is gone."
-    from distributed import get_worker
-    w, host = get_worker(), socket.gethostname()
-    runs_dir, name = Path(spec['runs_dir']), Job(**spec['job']).name
-    try: seen = (runs_dir/'.partial'/'sweep.lock').read_text()
-    except OSError: seen = ''
-    if sweep_id not in seen:
-        raise RuntimeError(f"worker {w.address} on {host} does not see the sweep's runs folder {runs_dir}: "
-                           "it must be on a filesystem that every Dask worker shares")
-    me = dict(sweep=sweep_id, run=name, worker=w.address, host=host)
-    p = _CHILDREN[sweep_id, name] = _spawn(spec, env)
-    w.log_event(_TOPIC, me)   # once the process is registered: a stop that follows this event finds it
-    try:
-        while (cpu := _reap(p)) is None:   # a sweep whose client died no longer holds its lock: its runs stop, unpublished
-            if not _sweep_alive(runs_dir, sweep_id): p.send_signal(signal.SIGTERM); cpu = _reap(p, block=True); break
-            time.sleep(poll)
-    finally: _CHILDREN.pop((sweep_id, name), None)
-    return dict(me, rc=p.returncode, cpu=cpu)
-
-def _sweep_alive(runs_dir:Path, sweep_id:str) -> bool:
-    "True while the sweep `sweep_id` holds the lock of `runs_dir` (the operating system releases it when the sweep dies)."
-    try: return sweep_id in (runs_dir/'.partial'/'sweep.lock').read_text() and sweep_active(runs_dir)
-    except OSError: return False
-
-def _dask_stop(sweep_id:str, hard:bool=False) -> int:
-    "Run on each Dask worker by `Client.run`: signal the worker processes of a sweep's runs; returns how many."
-    got = [p for (s, _), p in list(_CHILDREN.items()) if s == sweep_id]
-    for p in got:
-        try: p.send_signal(signal.SIGKILL if hard else signal.SIGTERM)
-        except ProcessLookupError: pass
-    return len(got)
-
-# %% ../nbs/10_sweep.ipynb #7a83d5c1
-def dask_client(scheduler, # 'tcp://host:8786', a scheduler file (`dask scheduler --scheduler-file F`), a Client or a cluster
-                timeout:float=10., # seconds to wait for the scheduler
-               ):
-    "A `distributed.Client` of an existing Dask scheduler; fails at once, naming the address, when none answers there."
-    try: from distributed import Client
-    except ImportError: raise ImportError("a sweep on Dask needs distributed (pip install 'posenc[cluster]')") from None
-    if isinstance(scheduler, Client): return scheduler
-    if hasattr(scheduler, 'scheduler_address'): return Client(scheduler, timeout=timeout)   # a cluster object
-    s = str(scheduler)
-    if s.endswith('.json') or Path(s).is_file():
-        if not Path(s).is_file(): raise ValueError(f"no Dask scheduler file {s} (`dask scheduler --scheduler-file {s}` writes it)")
-        kw = dict(scheduler_file=s)
-    else:
-        m = re.fullmatch(r'(?:(tcp|tls|ucx|inproc)://)?(\[[^\]]+\]|[^:/\[\]]+):(\d+)/?', s)
-        if not m: raise ValueError(f"scheduler {s!r}: expected an address such as tcp://host:8786 or a scheduler file (.json)")
-        if m[1] in (None, 'tcp', 'tls'):   # refuse at once, not after Dask's retries
-            try: socket.create_connection((m[2].strip('[]'), int(m[3])), timeout=timeout).close()
-            except OSError as e:
-                raise RuntimeError(f"no Dask scheduler answers at {s} ({e.strerror or e}): start one with `dask scheduler` "
-                                   "and pass the address it prints") from None
-        kw = dict(address=s if m[1] else f'tcp://{s}')
-    try: return Client(timeout=timeout, **kw)
-    except (OSError, TimeoutError) as e: raise RuntimeError(f"cannot connect to the Dask scheduler at {s}: {e}") from None
-
-# %% ../nbs/10_sweep.ipynb #0ca66f0d
-class DaskEngine:
-    "The Dask engine: each run one task on the workers of a Dask scheduler (see `dask_client` for `scheduler`)."
-    def __init__(self, scheduler, env:dict, timeout:float=10.):
-        self.scheduler, self.env, self.timeout = scheduler, env, timeout
-        self.client, self.futures, self.started, self._slots, self.stopping = None, {}, set(), (0, 0.), None
-        self.id = f"dask-{uuid.uuid4().hex[:12]}"
-    def where(self, n:int) -> str:
-        addr = getattr(self.client, 'scheduler', None)
-        addr = getattr(addr, 'address', None) or getattr(self.scheduler, 'scheduler_address', None) or self.scheduler
-        if self.client is None: return f"on the Dask scheduler at {addr}"
-        nt = self.client.nthreads()
-        return f"on the Dask scheduler at {addr} ({len(nt)} worker(s), {sum(nt.values())} slot(s) now)"
-    @property
-    def slots(self) -> int:
-        "Task slots (worker threads) of the cluster, asked at most every 5 s; 1 while none has joined yet."
-        if self.client is not None and time.time() - self._slots[1] > 5:
-            self._slots = sum(self.client.nthreads().values()), time.time()
-        return max(1, self._slots[0])
-    def __enter__(self):
-        import queue
-        self._own = not type(self.scheduler).__name__ == 'Client'
-        self.client = dask_client(self.scheduler, self.timeout)
-        self.news = queue.SimpleQueue()
-        self.client.subscribe_topic(_TOPIC, lambda ev: self.news.put(ev[1]) if ev[1].get('sweep') == self.id else None)
-        return self
-    def __exit__(self, *exc): self.close()
-    def submit(self, job:Job, spec:dict):
-        f = self.client.submit(_dask_run, spec, self.env, self.id, key=f"{job.name}-{self.id}", pure=False)
-        self.futures[f] = job
-    def events(self, wait:float=0.2) -> list[Event]:
-        "The runs that started (from the tasks' events) or ended (their futures) since the last call."
-        time.sleep(wait)
-        byname, starts, evs = {j.name: j for j in self.futures.values()}, {}, []
-        def start(m): return Event('start', byname[m['run']], f"{m['worker']} ({m['host']})")
-        while not self.news.empty():
-            m = self.news.get()
-            if m['run'] in byname: starts.setdefault(m['run'], []).append(start(m)); self.started.add(m['run'])
-        for f in [f for f in self.futures if f.done()]:   # the runs that ended come first: they freed the slots
-            job = self.futures.pop(f)
-            if f.status == 'cancelled': continue
-            if f.status == 'finished':
-                r = f.result()
-                evs += starts.pop(job.name, None) or ([] if job.name in self.started else [start(r)])   # a start not seen yet
-                evs.append(Event('end', job, rc=r['rc'], cpu=r['cpu'] or 0.))
-            else:
-                e = f.exception()
-                evs += starts.pop(job.name, [])
-                evs.append(Event('end', job, error=f"{type(e).__name__}: {e}"))
-        if starts and self.stopping is not None: self._signal(self.stopping)   # a task the scheduler started meanwhile
-        return evs + [e for es in starts.values() for e in es]
-    def _signal(self, hard:bool):
-        try: self.client.run(_dask_stop, self.id, hard, on_error='ignore')
-        except Exception: pass   # a worker on its way out
-    def stop(self, hard:bool=False):
-        "Cancel the queued tasks and signal the worker processes of the running ones on every Dask worker."
-        if self.client is None: return
-        self.stopping = hard
-        self.client.cancel([f for f, j in self.futures.items() if j.name not in self.started and not f.done()])
-        self._signal(hard)
-    def close(self):
-        if self.client is None: return
-        if any(not f.done() for f in self.futures): self.stop()
-        self.futures.clear()
-        try: self.client.unsubscribe_topic(_TOPIC)
-        except Exception: pass
-        if self._own: self.client.close()
-        self.client = None
-
-# %% ../nbs/10_sweep.ipynb #fe4e7261
-CLUSTER_KINDS = ('slurm', 'pbs')
-
-def dask_cluster(kind:str, # 'slurm' or 'pbs'
-                 jobs:int=1, # batch jobs to ask for
-                 cores:int=1, # cores per batch job: as many single-thread Dask workers (runs side by side)
-                 memory:str='8GB', # memory per batch job
-                 walltime:str='04:00:00', # time limit of each batch job
-                 queue:str=None, # partition (SLURM) or queue (PBS)
-                 account:str=None, # account to charge
-                 **kwargs, # more arguments for dask_jobqueue's SLURMCluster / PBSCluster (job_extra_directives, job_script_prologue, …)
-                ):
-    "A dask-jobqueue cluster of `jobs` batch jobs, each running `cores` single-thread Dask workers; pass it to `sweep` as `scheduler`."
-    if kind not in CLUSTER_KINDS: raise ValueError(f"Unknown cluster kind {kind!r}. Valid kinds: {', '.join(CLUSTER_KINDS)}")
-    try: import dask_jobqueue
-    except ImportError: raise ImportError("a sweep on SLURM or PBS needs dask-jobqueue (pip install 'posenc[cluster]')") from None
-    cls = dict(slurm=dask_jobqueue.SLURMCluster, pbs=dask_jobqueue.PBSCluster)[kind]
-    if plug := os.environ.get('POSENC_PLUGINS'):   # the batch jobs' workers load the same plugins (`posenc.plugins`)
-        import shlex
-        kwargs['job_script_prologue'] = [*kwargs.get('job_script_prologue', []), f"export POSENC_PLUGINS={shlex.quote(plug)}"]
-    cluster = cls(cores=cores, processes=cores, memory=memory, walltime=walltime, queue=queue, account=account, **kwargs)
-    if jobs: cluster.scale(jobs=jobs)
-    return cluster
 
 # %% ../nbs/10_sweep.ipynb #9ab31949
 def default_runs_dir(profile:str) -> Path:
@@ -851,63 +92,71 @@ class _Progress:
 
     def count(self) -> str: return f"[{self.n_done0 + len(self.res['finished']) + len(self.res['failed'])}/{len(self.jobs)}]"
 
-    def started(self, ev):
-        "A job started (on `ev.where`), or started again after its worker was lost."
-        j = ev.job; again = j.name in self.running
-        self.queued.pop(j.name, None); self.running.setdefault(j.name, (j, time.time()))
-        self.out(f"{self.count()} start  {j.name}" + (f" on {ev.where}" if ev.where else '')
-                 + (" (again: its worker was lost; resuming)" if again and self.resume else " (again: its worker was lost)" if again
-                    else " (resuming)" if self.state[j.name] == 'interrupted' and self.resume else ''))
+# %% ../nbs/10_sweep.ipynb #74ebf697
+@patch
+def started(self:_Progress, ev):
+    "A job started (on `ev.where`), or started again after its worker was lost."
+    j = ev.job; again = j.name in self.running
+    self.queued.pop(j.name, None); self.running.setdefault(j.name, (j, time.time()))
+    self.out(f"{self.count()} start  {j.name}" + (f" on {ev.where}" if ev.where else '')
+             + (" (again: its worker was lost; resuming)" if again and self.resume else " (again: its worker was lost)" if again
+                else " (resuming)" if self.state[j.name] == 'interrupted' and self.resume else ''))
 
-    def ended(self, ev, stopping:bool):
-        "A job ended: finished, stopped (it resumes next time) or failed (recorded in its error.json)."
-        j, rc, res = ev.job, ev.rc, self.res
-        self.queued.pop(j.name, None); _, ts = self.running.pop(j.name, (j, time.time())); dt = time.time() - ts
-        res['cpu_s'] += ev.cpu   # the worker's CPU time, its kernel's included
-        log = self.runs_dir/'.partial'/f'{j.name}.log'
-        if rc in (0, 3) and ev.error is None and not self.publish(j): rc = 130   # not this sweep's folder any more
-        if rc == 0:
-            res['finished'].append(j.name); self.took.setdefault(j.task, []).append(dt)
-            w = _wall_of(self.runs_dir, j.name)
-            if w is not None: self.overhead.append(max(dt - w, 0.))
-            self.out(f"{self.count()} done   {j.name:<36} {_fmt(dt):>7} (cpu {_fmt(ev.cpu)})   "
-                     f"elapsed {_fmt(time.time() - self.t0)}   left ~{_fmt(self.estimate())}")
-        elif ev.error is None and (rc in (130, -signal.SIGTERM, -signal.SIGINT) or (stopping and rc != 3)):
-            res['stopped'].append(j.name); self.out(f"{self.count()} stopped {j.name} (resumes next time)")
-            return
-        else:
-            why = ev.error or f'worker exited with status {rc}'
-            if rc != 3:  # the worker itself died (or its task could not run): record it here
-                _record_crash(self.runs_dir, j, why, log.read_text(errors='ignore')[-4000:] if log.exists() else '')
-            res['failed'].append(j.name); self.took.setdefault(j.task, []).append(dt)
-            try: msg = json.loads((self.runs_dir/j.name/'error.json').read_text())['error'].splitlines()[0]
-            except (OSError, ValueError, KeyError, IndexError): msg = why
-            self.out(f"{self.count()} FAILED {j.name:<36} {msg[:200]}")
-        log.unlink(missing_ok=True)
+@patch
+def ended(self:_Progress, ev, stopping:bool):
+    "A job ended: finished, stopped (it resumes next time) or failed (recorded in its error.json)."
+    j, rc, res = ev.job, ev.rc, self.res
+    self.queued.pop(j.name, None); _, ts = self.running.pop(j.name, (j, time.time())); dt = time.time() - ts
+    res['cpu_s'] += ev.cpu   # the worker's CPU time, its kernel's included
+    log = self.runs_dir/'.partial'/f'{j.name}.log'
+    if rc in (0, 3) and ev.error is None and not self.publish(j): rc = 130   # not this sweep's folder any more
+    if rc == 0:
+        res['finished'].append(j.name); self.took.setdefault(j.task, []).append(dt)
+        w = _wall_of(self.runs_dir, j.name)
+        if w is not None: self.overhead.append(max(dt - w, 0.))
+        self.out(f"{self.count()} done   {j.name:<36} {_fmt(dt):>7} (cpu {_fmt(ev.cpu)})   "
+                 f"elapsed {_fmt(time.time() - self.t0)}   left ~{_fmt(self.estimate())}")
+    elif ev.error is None and (rc in (130, -signal.SIGTERM, -signal.SIGINT) or (stopping and rc != 3)):
+        res['stopped'].append(j.name); self.out(f"{self.count()} stopped {j.name} (resumes next time)")
+        return
+    else:
+        why = ev.error or f'worker exited with status {rc}'
+        if rc != 3:  # the worker itself died (or its task could not run): record it here
+            _record_crash(self.runs_dir, j, why, log.read_text(errors='ignore')[-4000:] if log.exists() else '')
+        res['failed'].append(j.name); self.took.setdefault(j.task, []).append(dt)
+        try: msg = json.loads((self.runs_dir/j.name/'error.json').read_text())['error'].splitlines()[0]
+        except (OSError, ValueError, KeyError, IndexError): msg = why
+        self.out(f"{self.count()} FAILED {j.name:<36} {msg[:200]}")
+    log.unlink(missing_ok=True)
 
-    def publish(self, j) -> bool:
-        "Move the folder a worker left complete into place; False when another attempt of the run has taken it over."
-        if not run_paths(self.runs_dir, j.name)[1].exists(): return True   # nothing in .partial/: already in place
-        try:
-            with run_lock(self.runs_dir, j.name): publish_run(self.runs_dir, j.name, self.attempt)
-            return True
-        except Superseded as e: self.out(f"{self.count()} {e}"); return False
+@patch
+def publish(self:_Progress, j) -> bool:
+    "Move the folder a worker left complete into place; False when another attempt of the run has taken it over."
+    if not run_paths(self.runs_dir, j.name)[1].exists(): return True   # nothing in .partial/: already in place
+    try:
+        with run_lock(self.runs_dir, j.name): publish_run(self.runs_dir, j.name, self.attempt)
+        return True
+    except Superseded as e: self.out(f"{self.count()} {e}"); return False
 
-    def heartbeat(self) -> str:
-        "The line printed while nothing else happens: the running jobs with their step, or the queue."
-        if self.running:
-            return (f"{self.count()} running: " + ', '.join(f"{j.name} ({_step_of(run_paths(self.runs_dir, j.name)[1])}, "
-                                                          f"{_fmt(time.time() - ts)})" for j, ts in self.running.values())
-                    + f"   elapsed {_fmt(time.time() - self.t0)}   left ~{_fmt(self.estimate())}")
-        return f"{self.count()} waiting: {len(self.queued)} run(s) queued, no worker free {self.engine.where(len(self.queued))}"
+# %% ../nbs/10_sweep.ipynb #59f7a2f3
+@patch
+def heartbeat(self:_Progress) -> str:
+    "The line printed while nothing else happens: the running jobs with their step, or the queue."
+    if self.running:
+        return (f"{self.count()} running: " + ', '.join(f"{j.name} ({_step_of(run_paths(self.runs_dir, j.name)[1])}, "
+                                                      f"{_fmt(time.time() - ts)})" for j, ts in self.running.values())
+                + f"   elapsed {_fmt(time.time() - self.t0)}   left ~{_fmt(self.estimate())}")
+    return f"{self.count()} waiting: {len(self.queued)} run(s) queued, no worker free {self.engine.where(len(self.queued))}"
 
-    def summary(self, name:str) -> str:
-        res = self.res
-        return (f"sweep {name}: {len(res['finished'])} finished, {len(res['failed'])} failed, {len(res['skipped'])} skipped"
-                + (f", {len(res['stopped'])} stopped" if res['stopped'] else '') + f" in {_fmt(time.time() - self.t0)}"
-                + (f" (runs used {_fmt(res['cpu_s'])} of CPU time: about {_fmt(res['cpu_s'] / self.engine.slots)} on "
-                   f"{self.engine.slots} idle cores)" if res['cpu_s'] else ''))
+@patch
+def summary(self:_Progress, name:str) -> str:
+    res = self.res
+    return (f"sweep {name}: {len(res['finished'])} finished, {len(res['failed'])} failed, {len(res['skipped'])} skipped"
+            + (f", {len(res['stopped'])} stopped" if res['stopped'] else '') + f" in {_fmt(time.time() - self.t0)}"
+            + (f" (runs used {_fmt(res['cpu_s'])} of CPU time: about {_fmt(res['cpu_s'] / self.engine.slots)} on "
+               f"{self.engine.slots} idle cores)" if res['cpu_s'] else ''))
 
+# %% ../nbs/10_sweep.ipynb #b76975ad
 @contextmanager
 def _stop_on_signals(out):
     "Yield (stop, hard): SIGINT/SIGTERM set `stop` (running jobs are asked to stop and resume later), a second one `hard`."

@@ -179,16 +179,17 @@ def register_task(name:str, # the task's name, as profiles and the command line 
                                  f"characters {TASK_CHARS[:-1]!r} (the separator {SEP!r} is the model's); got {(p, a)!r}")
         TASKS[name], TASK_KINDS[name] = fn, 'synthetic'
         if depth is not None: TASK_DEPTH[name] = depth
-        sw = sys.modules.get('posenc.sweep')          # a sweep module imported earlier learns the new task's template
-        if sw is not None: sw.TASK_TEMPLATES[name] = 'synthetic'; sw.SYNTHETIC_TASKS += (name,)
+        for m in ('posenc.profiles', 'posenc.sweep'):   # the sweep's modules imported earlier learn the new task's template
+            if (sw := sys.modules.get(m)) is not None: sw.TASK_TEMPLATES[name] = 'synthetic'; sw.SYNTHETIC_TASKS += (name,)
         return fn
     return deco
 
 def unregister_task(name:str):
     "Undo `register_task(name)` (tests that register a task leave the registries as they found them)."
     for d in (TASKS, TASK_KINDS, TASK_DEPTH): d.pop(name, None)
-    if (sw := sys.modules.get('posenc.sweep')) is not None:
-        sw.TASK_TEMPLATES.pop(name, None); sw.SYNTHETIC_TASKS = tuple(t for t in sw.SYNTHETIC_TASKS if t != name)
+    for m in ('posenc.profiles', 'posenc.sweep'):
+        if (sw := sys.modules.get(m)) is not None:
+            sw.TASK_TEMPLATES.pop(name, None); sw.SYNTHETIC_TASKS = tuple(t for t in sw.SYNTHETIC_TASKS if t != name)
 
 # %% ../nbs/04_tasks.ipynb #928eca16
 def exact_match(pred:str, ex:Example) -> bool:
