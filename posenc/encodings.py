@@ -8,6 +8,7 @@ import inspect, math
 import torch
 import torch.nn as nn
 import torch.nn.functional as F
+from fastcore.basics import patch
 
 # %% auto #0
 __all__ = ['PE_REGISTRY', 'CATEGORIES', 'SCHEDULE_SYNTAX', 'register', 'pe_names', 'get_pe', 'is_schedule', 'is_pe', 'pe_options',
@@ -453,6 +454,7 @@ def rope_inv_freq(d:int, # rotated dimensions of a head (even)
     w = ((torch.arange(d // 2, dtype=torch.float64) - lo) / (hi - lo if hi != lo else 1e-3)).clamp(0, 1)  # 1: interpolate
     return theta * (1 - w) + theta / factor * w, 0.1 * math.log(factor) + 1.0
 
+# %% ../nbs/00_encodings.ipynb #d5471ba1
 @register('rope')
 class RoPE(PosEnc):
     "Rotary position embedding applied to queries and keys; optionally scaled (linear, NTK-aware, YaRN) to run longer."
@@ -506,29 +508,6 @@ $\langle f(q,m), f(k,n)\rangle = \langle q, R_{\Theta,n-m}\,k\rangle$ depends on
             pos = torch.arange(self._table_len(n, dtype), dtype=torch.float64, device=self.inv_freq.device)
             c = self._cs[key] = tuple(t.to(device=device, dtype=dtype) for t in self._tables(pos, role))
         return c[0][:n], c[1][:n]
-    def _turn(self, x):
-        "The 90° partner of each pair: (x1, x2) → (−x2, x1)."
-        if self.layout == 'half':
-            x1, x2 = x.chunk(2, -1)
-            return torch.cat([-x2, x1], -1)
-        x1, x2 = x[..., 0::2], x[..., 1::2]
-        return torch.stack([-x2, x1], -1).flatten(-2)
-    def rotate(self, x, off:int=0, pos=None, role:str='q'):
-        "Rotate x (…, T, d_head) as if its rows sat at positions off, off+1, … (or at `pos`, any real numbers); `role` 'q' or 'k'."
-        T = x.shape[-2]
-        if pos is None and self.pos_map is not None: pos = self.positions(off, T)
-        if pos is None:
-            cos, sin = self.cos_sin(off + T, x.device, x.dtype, role)
-            cos, sin = cos[off:], sin[off:]
-        else:
-            pos = torch.as_tensor(pos, dtype=torch.float64).to(self.inv_freq.device).reshape(-1)
-            if pos.numel(): self._table_len(int(pos.abs().max().ceil()) + 1, x.dtype)   # (xPos: fails beyond its range)
-            cos, sin = (t.to(device=x.device, dtype=x.dtype) for t in self._tables(pos, role))
-        if self.rot == x.shape[-1]: return x * cos + self._turn(x) * sin
-        xr, xp = x[..., :self.rot], x[..., self.rot:]
-        return torch.cat([xr * cos + self._turn(xr) * sin, xp], -1)
-    def qk(self, q, k, q_off, k_off, layer):
-        return self.rotate(q, q_off, role='q'), self.rotate(k, k_off, role='k')
     def _apply(self, fn, recurse=True):
         "Moves and casts as any module does, except that `exact_buffers` keep float64: the angles are formed from them."
         keep = {n: self._buffers[n] for n in self.exact_buffers if self._buffers.get(n) is not None}
@@ -536,17 +515,48 @@ $\langle f(q,m), f(k,n)\rangle = \langle q, R_{\Theta,n-m}\,k\rangle$ depends on
         for n, b in keep.items():
             if self._buffers[n].dtype != b.dtype: self._buffers[n] = b.to(self._buffers[n].device)
         return self
-    def set_scaling(self, scaling:str=None, # None, 'linear', 'ntk' or 'yarn'
-                    factor:float=1.0, # how many times `original_max_len` to reach
-                    original_max_len:int=None, # the training length; default: what the scheme was built with
-                    truncate:bool=True): # 'yarn': round the ramp's ends to whole pairs
-        "Switch the scaling of a built (trained) scheme in place, e.g. to evaluate beyond the training length; returns self."
-        self.scaling, self.factor = scaling, factor
-        self.original_max_len = original_max_len or self.original_max_len
-        inv_freq, self.mscale = rope_inv_freq(self.rot, self.base, scaling, factor, self.original_max_len, truncate)
-        self.inv_freq = inv_freq.to(self.inv_freq.device)
-        self._cs = {}
-        return self
+
+# %% ../nbs/00_encodings.ipynb #4d1f494f
+@patch
+def _turn(self:RoPE, x):
+    "The 90° partner of each pair: (x1, x2) → (−x2, x1)."
+    if self.layout == 'half':
+        x1, x2 = x.chunk(2, -1)
+        return torch.cat([-x2, x1], -1)
+    x1, x2 = x[..., 0::2], x[..., 1::2]
+    return torch.stack([-x2, x1], -1).flatten(-2)
+@patch
+def rotate(self:RoPE, x, off:int=0, pos=None, role:str='q'):
+    "Rotate x (…, T, d_head) as if its rows sat at positions off, off+1, … (or at `pos`, any real numbers); `role` 'q' or 'k'."
+    T = x.shape[-2]
+    if pos is None and self.pos_map is not None: pos = self.positions(off, T)
+    if pos is None:
+        cos, sin = self.cos_sin(off + T, x.device, x.dtype, role)
+        cos, sin = cos[off:], sin[off:]
+    else:
+        pos = torch.as_tensor(pos, dtype=torch.float64).to(self.inv_freq.device).reshape(-1)
+        if pos.numel(): self._table_len(int(pos.abs().max().ceil()) + 1, x.dtype)   # (xPos: fails beyond its range)
+        cos, sin = (t.to(device=x.device, dtype=x.dtype) for t in self._tables(pos, role))
+    if self.rot == x.shape[-1]: return x * cos + self._turn(x) * sin
+    xr, xp = x[..., :self.rot], x[..., self.rot:]
+    return torch.cat([xr * cos + self._turn(xr) * sin, xp], -1)
+@patch
+def qk(self:RoPE, q, k, q_off, k_off, layer):
+    return self.rotate(q, q_off, role='q'), self.rotate(k, k_off, role='k')
+
+# %% ../nbs/00_encodings.ipynb #0f420da1
+@patch
+def set_scaling(self:RoPE, scaling:str=None, # None, 'linear', 'ntk' or 'yarn'
+                factor:float=1.0, # how many times `original_max_len` to reach
+                original_max_len:int=None, # the training length; default: what the scheme was built with
+                truncate:bool=True): # 'yarn': round the ramp's ends to whole pairs
+    "Switch the scaling of a built (trained) scheme in place, e.g. to evaluate beyond the training length; returns self."
+    self.scaling, self.factor = scaling, factor
+    self.original_max_len = original_max_len or self.original_max_len
+    inv_freq, self.mscale = rope_inv_freq(self.rot, self.base, scaling, factor, self.original_max_len, truncate)
+    self.inv_freq = inv_freq.to(self.inv_freq.device)
+    self._cs = {}
+    return self
 
 # %% ../nbs/00_encodings.ipynb #04c5bf50
 @register('xpos')
@@ -847,6 +857,7 @@ def cope_interp(qe:torch.Tensor, # q·e_n for every integer position n, (…, Tq
     i = fl.long()
     return qe.gather(-1, i) + (p - fl) * qe.diff(dim=-1).gather(-1, i)
 
+# %% ../nbs/00_encodings.ipynb #4edbf43a
 def _cope_rows(B, H, Tq, Tk, d0, target):
     "Blocks of query rows (r0, r1), the keys :n their last row sees, and the first key cm0 that some row must not see."
     c = max(8, min(Tq, target // max(1, B * H * Tk)))
@@ -899,6 +910,7 @@ class _CoPETerm(torch.autograd.Function):
         de = (dqe.transpose(-1, -2) @ q).sum(0)
         return dq, dk, de.sum(0, keepdim=True) if e.shape[0] == 1 else de, None, None, None, None
 
+# %% ../nbs/00_encodings.ipynb #05f6360f
 _SCRATCH = {}
 
 def _scratch(name, shape, like):
@@ -908,6 +920,7 @@ def _scratch(name, shape, like):
     if b is None or b.numel() < n: b = _SCRATCH[key] = torch.empty(max(n, 1), device=like.device, dtype=like.dtype)
     return b[:n].view(shape)
 
+# %% ../nbs/00_encodings.ipynb #b7b37cc8
 class _CoPEAttention(torch.autograd.Function):
     """softmax(q·kᵀ/√d + z)·v of causal self-attention, z CoPE's term, by blocks of query rows; the backward written out.
     Keys and values are taken last to first, so that a row's positions are a forward cumulative sum and its future keys
@@ -969,6 +982,7 @@ class _CoPEAttention(torch.autograd.Function):
         de = (gqe.transpose(-1, -2) @ q).sum(0)
         return dq, dkr.flip(2), dvr.flip(2), de.sum(0, keepdim=True) if e.shape[0] == 1 else de, None
 
+# %% ../nbs/00_encodings.ipynb #6d87214e
 @register('cope')
 class CoPE(PosEnc):
     "Contextual position encoding: positions count sigmoid gates σ(q·k) between key and query; causal stacks only."
@@ -1113,6 +1127,7 @@ def parse_schedule(spec:str, # e.g. 'rope*3+none' or 'rope+none*'
         raise ValueError(f"schedule {spec!r}: names {len(pattern)} layer(s) before its fill term, but the stack has {n_layers}")
     return pattern + [fill] * (n_layers - len(pattern))
 
+# %% ../nbs/00_encodings.ipynb #f5610225
 class Schedule(PosEnc):
     "A scheme per layer (see `parse_schedule`): every hook is passed to the scheme of its layer, shared biases per layer."
     spec = None   # the schedule's spelling (set on each schedule's class by `schedule_class`)
@@ -1143,23 +1158,34 @@ fourth layer, so there `rope*3+none` is RoPE alone, and sweeps leave those runs 
         "The scheme of `layer` and the index of that layer among its own."
         n, l = self.route[layer]
         return self.schemes[n], l
-    def block(self, x, layer, off=0): s, l = self.at(layer); return s.block(x, l, off)
-    def qk(self, q, k, q_off, k_off, layer): s, l = self.at(layer); return s.qk(q, k, q_off, k_off, l)
-    def qbias(self, q, Tk, q_off, k_off, layer): s, l = self.at(layer); return s.qbias(q, Tk, q_off, k_off, l)
-    def values(self, p, q_off, k_off, layer): s, l = self.at(layer); return s.values(p, q_off, k_off, l)
-    def clipped_terms(self, q, layer): s, l = self.at(layer); return s.clipped_terms(q, l)
-    def key_terms(self, k, layer): s, l = self.at(layer); return s.key_terms(k, l)
-    def attend(self, q, k, v, layer):
-        s, l = self.at(layer)
-        return s.attend(q, k, v, l) if s.own_attention else None
-    def qk_bias(self, q, k, q_off, k_off, layer):
-        "The layer's scheme's shared bias (computed for this layer) plus its own q·k bias."
-        s, l = self.at(layer)
-        b = s.bias(q.shape[2], k.shape[2], q_off, k_off, q.device)
-        own = s.qk_bias(q, k, q_off, k_off, l)
-        return own if b is None else b if own is None else b + own
     def extra_repr(self): return f"name={self.name!r}, layers={self.layer_names}, causal={self.causal}"
 
+# %% ../nbs/00_encodings.ipynb #6055cedc
+@patch
+def block(self:Schedule, x, layer, off=0): s, l = self.at(layer); return s.block(x, l, off)
+@patch
+def qk(self:Schedule, q, k, q_off, k_off, layer): s, l = self.at(layer); return s.qk(q, k, q_off, k_off, l)
+@patch
+def qbias(self:Schedule, q, Tk, q_off, k_off, layer): s, l = self.at(layer); return s.qbias(q, Tk, q_off, k_off, l)
+@patch
+def values(self:Schedule, p, q_off, k_off, layer): s, l = self.at(layer); return s.values(p, q_off, k_off, l)
+@patch
+def clipped_terms(self:Schedule, q, layer): s, l = self.at(layer); return s.clipped_terms(q, l)
+@patch
+def key_terms(self:Schedule, k, layer): s, l = self.at(layer); return s.key_terms(k, l)
+@patch
+def attend(self:Schedule, q, k, v, layer):
+    s, l = self.at(layer)
+    return s.attend(q, k, v, l) if s.own_attention else None
+@patch
+def qk_bias(self:Schedule, q, k, q_off, k_off, layer):
+    "The layer's scheme's shared bias (computed for this layer) plus its own q·k bias."
+    s, l = self.at(layer)
+    b = s.bias(q.shape[2], k.shape[2], q_off, k_off, q.device)
+    own = s.qk_bias(q, k, q_off, k_off, l)
+    return own if b is None else b if own is None else b + own
+
+# %% ../nbs/00_encodings.ipynb #29148208
 _SCHEDULE_CLASSES = {}
 def schedule_class(spec:str) -> type:
     "The `Schedule` subclass of the spelling `spec`, its class attributes those of its schemes together."
