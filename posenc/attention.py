@@ -9,6 +9,7 @@ from contextlib import contextmanager
 import torch
 import torch.nn as nn
 import torch.nn.functional as F
+from fastcore.basics import patch
 from .encodings import PosEnc, make_pe, pe_names, rel_pos
 from .kernels import fused_attention, flex_terms_attention, FLEX_AVAILABLE, FLEX_MIN_Q
 
@@ -82,6 +83,7 @@ def key_term_bias(kr:torch.Tensor, # (B,H,Tk,2K+1) key-side terms of each clippe
     idx = rel_pos(Tq, Tk, q_off, k_off, kr.device).clamp(-(R // 2), R // 2) + R // 2
     return kr.transpose(-1, -2).gather(2, idx.expand(B, H, Tq, Tk))
 
+# %% ../nbs/01_attention.ipynb #f461576d
 SHORT_KEYS = 32   # CPU training: at most this many keys, the explicit softmax(QKᵀ)V beats SDPA's flash kernel
 
 def _pe_terms(pe, q, k, q_off, k_off, layer):
@@ -126,86 +128,91 @@ class MultiHeadAttention(nn.Module):
             cache['k'], cache['v'] = k, v
         return q, k, v, q_off + x.shape[1] - k.shape[2]
 
-    def path(self, q:torch.Tensor, # (B, H, Tq, dh) queries (their device decides)
-             dense=None, qr=None, kr=None, av=None, # additive bias, q-side terms, key-side terms, value vectors
-             has_terms:bool=False, # the scheme gave clipped terms (q-side, values or both)
-             causal:bool=False, # a causal block whose queries and keys are the same positions
-             p_drop:float=0., # dropout on the attention weights
-             own:bool=False) -> str: # the scheme can attend itself (`own_attention`) and nothing else is added (no bias, no padding)
-        "Which path attends: 'scheme' (the scheme's `attend`), 'flex' (CUDA, logit terms), 'fused' (CPU, terms SDPA cannot take fast) or 'sdpa' (incl. explicit)."
-        plain = self.capture is None and p_drop == 0.
-        if own and causal and plain and q.device.type == 'cpu' and torch.is_grad_enabled() and q.requires_grad \
-                and q.dtype in (torch.float32, torch.float64):
-            return 'scheme'
-        if q.is_cuda and self.use_flex and plain and av is None and q.shape[2] >= FLEX_MIN_Q and FLEX_AVAILABLE \
-                and any(t is not None for t in (dense, qr, kr)):
-            return 'flex'
-        grad_bias = dense is not None and dense.requires_grad and torch.is_grad_enabled()
-        toeplitz = getattr(dense, 'toeplitz', None) is not None                       # built per block, never T×T
-        if (has_terms or kr is not None or grad_bias or (dense is not None and causal) or toeplitz) \
-                and q.device.type == 'cpu' and plain:
-            return 'fused'
-        return 'sdpa'
+# %% ../nbs/01_attention.ipynb #7a3a300b
+@patch
+def path(self:MultiHeadAttention, q:torch.Tensor, # (B, H, Tq, dh) queries (their device decides)
+         dense=None, qr=None, kr=None, av=None, # additive bias, q-side terms, key-side terms, value vectors
+         has_terms:bool=False, # the scheme gave clipped terms (q-side, values or both)
+         causal:bool=False, # a causal block whose queries and keys are the same positions
+         p_drop:float=0., # dropout on the attention weights
+         own:bool=False) -> str: # the scheme can attend itself (`own_attention`) and nothing else is added (no bias, no padding)
+    "Which path attends: 'scheme' (the scheme's `attend`), 'flex' (CUDA, logit terms), 'fused' (CPU, terms SDPA cannot take fast) or 'sdpa' (incl. explicit)."
+    plain = self.capture is None and p_drop == 0.
+    if own and causal and plain and q.device.type == 'cpu' and torch.is_grad_enabled() and q.requires_grad \
+            and q.dtype in (torch.float32, torch.float64):
+        return 'scheme'
+    if q.is_cuda and self.use_flex and plain and av is None and q.shape[2] >= FLEX_MIN_Q and FLEX_AVAILABLE \
+            and any(t is not None for t in (dense, qr, kr)):
+        return 'flex'
+    grad_bias = dense is not None and dense.requires_grad and torch.is_grad_enabled()
+    toeplitz = getattr(dense, 'toeplitz', None) is not None                       # built per block, never T×T
+    if (has_terms or kr is not None or grad_bias or (dense is not None and causal) or toeplitz) \
+            and q.device.type == 'cpu' and plain:
+        return 'fused'
+    return 'sdpa'
 
-    def _sdpa(self, q, k, v, pe, layer, q_off, k_off, dense, kr, pad, need_causal, p_drop):
-        "SDPA with every term in one mask; the explicit softmax when the weights are needed (capture, Shaw's values)."
-        Tq, Tk = q.shape[2], k.shape[2]
-        qb = pe.qbias(q, Tk, q_off, k_off, layer) if pe is not None else None
-        kb = key_term_bias(kr, Tq, q_off, k_off) if kr is not None else None
-        mask = add_masks(dense, qb, kb, pad)
-        is_causal = need_causal and mask is None and Tq == Tk and q_off == k_off
-        if need_causal and not is_causal:
-            mask = add_masks(mask, causal_mask(Tq, Tk, q_off, k_off, q.device, q.dtype))
-        if mask is not None: mask = mask.to(q.dtype)
-        short = q.device.type == 'cpu' and Tk <= SHORT_KEYS and torch.is_grad_enabled() and q.requires_grad
-        if not ((pe is not None and pe.needs_probs) or self.capture is not None or short):
-            return F.scaled_dot_product_attention(q, k, v, attn_mask=mask, dropout_p=p_drop, is_causal=is_causal)
-        s = (q @ k.transpose(-1, -2)) * self.dh ** -0.5
-        if mask is not None: s = s + mask
-        elif is_causal: s = s + causal_mask(Tq, Tk, q_off, k_off, q.device, q.dtype)
-        p = s.softmax(-1)
-        if self.capture is not None: self.capture.append(p.detach())
-        p = F.dropout(p, p_drop, self.training)
-        o = p @ v
-        extra = pe.values(p, q_off, k_off, layer) if pe is not None else None
-        return o if extra is None else o + extra
+# %% ../nbs/01_attention.ipynb #6e9ef094
+@patch
+def _sdpa(self:MultiHeadAttention, q, k, v, pe, layer, q_off, k_off, dense, kr, pad, need_causal, p_drop):
+    "SDPA with every term in one mask; the explicit softmax when the weights are needed (capture, Shaw's values)."
+    Tq, Tk = q.shape[2], k.shape[2]
+    qb = pe.qbias(q, Tk, q_off, k_off, layer) if pe is not None else None
+    kb = key_term_bias(kr, Tq, q_off, k_off) if kr is not None else None
+    mask = add_masks(dense, qb, kb, pad)
+    is_causal = need_causal and mask is None and Tq == Tk and q_off == k_off
+    if need_causal and not is_causal:
+        mask = add_masks(mask, causal_mask(Tq, Tk, q_off, k_off, q.device, q.dtype))
+    if mask is not None: mask = mask.to(q.dtype)
+    short = q.device.type == 'cpu' and Tk <= SHORT_KEYS and torch.is_grad_enabled() and q.requires_grad
+    if not ((pe is not None and pe.needs_probs) or self.capture is not None or short):
+        return F.scaled_dot_product_attention(q, k, v, attn_mask=mask, dropout_p=p_drop, is_causal=is_causal)
+    s = (q @ k.transpose(-1, -2)) * self.dh ** -0.5
+    if mask is not None: s = s + mask
+    elif is_causal: s = s + causal_mask(Tq, Tk, q_off, k_off, q.device, q.dtype)
+    p = s.softmax(-1)
+    if self.capture is not None: self.capture.append(p.detach())
+    p = F.dropout(p, p_drop, self.training)
+    o = p @ v
+    extra = pe.values(p, q_off, k_off, layer) if pe is not None else None
+    return o if extra is None else o + extra
 
-    def forward(self, x:torch.Tensor, # queries' input (B, Tq, D)
-                pe:PosEnc=None, # scheme asked for positional terms (None: no positional terms here)
-                layer:int=0, # index of this block in its stack
-                q_off:int=0, # position of the first query
-                causal:bool=False, # mask keys after each query
-                bias:torch.Tensor=None, # shared additive bias (1, H, Tq, Tk), computed once per stack forward
-                key_pad:torch.Tensor=None, # (B, Tk) True on real keys
-                memory:torch.Tensor=None, # (B, S, D) encoder output, for cross-attention
-                cache:dict=None): # this layer's cache entry (updated in place)
-        "Attend; returns (B, Tq, D)."
-        B, Tq, D = x.shape
-        q, k, v, k_off = self._qkv(x, pe, layer, q_off, memory, cache)
-        Tk = k.shape[2]
-        need_causal = causal and not (Tq == 1 and q_off + 1 >= k_off + Tk)   # one new query sees every cached key
-        p_drop = self.dropout if self.training else 0.
-        causal_self = need_causal and Tq == Tk and q_off == k_off
-        if pe is not None and pe.own_attention and bias is None and key_pad is None \
-                and self.path(q, causal=causal_self, p_drop=p_drop, own=True) == 'scheme' \
-                and (o := pe.attend(q, k, v, layer)) is not None:          # None: not in this layer (a schedule's)
-            return self.out(o.transpose(1, 2).reshape(B, Tq, D))
-        terms, kr, qkb = _pe_terms(pe, q, k, q_off, k_off, layer)
-        qr, av = terms if terms is not None else (None, None)
-        if qr is not None and kr is not None and qr.shape[-1] != kr.shape[-1]:
-            raise ValueError(f"{pe.name}: clipped_terms and key_terms must clip at the same distance, got "
-                             f"{qr.shape[-1] // 2} and {kr.shape[-1] // 2}")
-        dense = bias if qkb is None else qkb if bias is None else bias + qkb    # one additive bias
-        pad = padding_mask(key_pad, q.dtype) if key_pad is not None else None
-        path = self.path(q, dense, qr, kr, av, terms is not None, causal_self, p_drop)
-        if path == 'flex': o = flex_terms_attention(q, k, v, dense, qr, kr, key_pad, need_causal, q_off, k_off)
-        elif path == 'fused':
-            K = next((t.shape[-1] for t in (qr, kr) if t is not None), av.shape[0] if av is not None else 1) // 2
-            o = fused_attention(q, k, v, dense, qr, pad, need_causal, q_off, k_off, K, need_w=av is not None, krel=kr)
-            if av is not None: o = o[0] + o[1] @ av
-        else: o = self._sdpa(q, k, v, pe, layer, q_off, k_off, dense, kr, pad, need_causal, p_drop)
+# %% ../nbs/01_attention.ipynb #e2a693aa
+@patch
+def forward(self:MultiHeadAttention, x:torch.Tensor, # queries' input (B, Tq, D)
+            pe:PosEnc=None, # scheme asked for positional terms (None: no positional terms here)
+            layer:int=0, # index of this block in its stack
+            q_off:int=0, # position of the first query
+            causal:bool=False, # mask keys after each query
+            bias:torch.Tensor=None, # shared additive bias (1, H, Tq, Tk), computed once per stack forward
+            key_pad:torch.Tensor=None, # (B, Tk) True on real keys
+            memory:torch.Tensor=None, # (B, S, D) encoder output, for cross-attention
+            cache:dict=None): # this layer's cache entry (updated in place)
+    "Attend; returns (B, Tq, D)."
+    B, Tq, D = x.shape
+    q, k, v, k_off = self._qkv(x, pe, layer, q_off, memory, cache)
+    Tk = k.shape[2]
+    need_causal = causal and not (Tq == 1 and q_off + 1 >= k_off + Tk)   # one new query sees every cached key
+    p_drop = self.dropout if self.training else 0.
+    causal_self = need_causal and Tq == Tk and q_off == k_off
+    if pe is not None and pe.own_attention and bias is None and key_pad is None \
+            and self.path(q, causal=causal_self, p_drop=p_drop, own=True) == 'scheme' \
+            and (o := pe.attend(q, k, v, layer)) is not None:          # None: not in this layer (a schedule's)
         return self.out(o.transpose(1, 2).reshape(B, Tq, D))
-
+    terms, kr, qkb = _pe_terms(pe, q, k, q_off, k_off, layer)
+    qr, av = terms if terms is not None else (None, None)
+    if qr is not None and kr is not None and qr.shape[-1] != kr.shape[-1]:
+        raise ValueError(f"{pe.name}: clipped_terms and key_terms must clip at the same distance, got "
+                         f"{qr.shape[-1] // 2} and {kr.shape[-1] // 2}")
+    dense = bias if qkb is None else qkb if bias is None else bias + qkb    # one additive bias
+    pad = padding_mask(key_pad, q.dtype) if key_pad is not None else None
+    path = self.path(q, dense, qr, kr, av, terms is not None, causal_self, p_drop)
+    if path == 'flex': o = flex_terms_attention(q, k, v, dense, qr, kr, key_pad, need_causal, q_off, k_off)
+    elif path == 'fused':
+        K = next((t.shape[-1] for t in (qr, kr) if t is not None), av.shape[0] if av is not None else 1) // 2
+        o = fused_attention(q, k, v, dense, qr, pad, need_causal, q_off, k_off, K, need_w=av is not None, krel=kr)
+        if av is not None: o = o[0] + o[1] @ av
+    else: o = self._sdpa(q, k, v, pe, layer, q_off, k_off, dense, kr, pad, need_causal, p_drop)
+    return self.out(o.transpose(1, 2).reshape(B, Tq, D))
 
 # %% ../nbs/01_attention.ipynb #45e2ac4b
 @contextmanager
