@@ -177,6 +177,7 @@ class Block(nn.Module):
                                                            ctx.memory, cache=None if cache is None else cache['cross']))
         return self._sub(x, self.n3, lambda h: feed_forward(self.ff, h))
 
+# %% ../nbs/02_models.ipynb #752b70d1
 def rand_positions(n:int, # sample from positions 0..n−1
                    T:int, # how many (the sequence length)
                    device=None) -> torch.Tensor:
@@ -184,6 +185,7 @@ def rand_positions(n:int, # sample from positions 0..n−1
     if T > n: raise ValueError(f"rand_pos={n} cannot give {T} tokens distinct positions; use rand_pos ≥ the training length {T}")
     return torch.randperm(n, device=device)[:T].sort().values
 
+# %% ../nbs/02_models.ipynb #73618975
 class Stack(nn.Module):
     "A stack of blocks that owns its positional encoding (and, with `cross_pe`, one for cross-attention)."
     def __init__(self, cfg:ModelConfig, n_layers:int, causal:bool, cross:bool=False, role:str='stack'):
@@ -261,6 +263,7 @@ class DecoderLM(_Tokens):
         "Next-token logits (B, T, V)."
         return self.logits(self.dec(self.embed(ids), cache=cache), at, targets, label_smoothing)
 
+# %% ../nbs/02_models.ipynb #7b94d8ab
 class EncoderMLM(_Tokens):
     "Encoder-only (bidirectional) masked language model."
     scale_emb = False  # BERT: unscaled; with √d a learned table stays unused (09_recipes, "The full profile")
