@@ -403,6 +403,7 @@ class ParallelSet:
         if self.holdout is not None and (len(self.holdout) != 2 or self.holdout[1] not in ('heldout', 'rest')):
             raise ValueError(f"{self.name}: holdout must be (n, 'heldout') or (n, 'rest'), got {self.holdout!r}")
 
+# %% ../nbs/03_data.ipynb #b2e3f719
 def _iwslt16(s):
     rel = lambda l: (f'iwslt_fr-en/iwslt16_2016-01_fr-en/IWSLT16.TED.{s}.fr-en.{l}.xml',
                      f'iwslt_fr-en/iwslt16_2016-01_fr-en/fr-en/IWSLT16.TED.{s}.fr-en.{l}.xml')
@@ -468,6 +469,7 @@ SETS = {s.name: s for s in [
            prep=('moses-detok',)),
 ]}
 
+# %% ../nbs/03_data.ipynb #88e254fc
 def _local(name, roots):
     for alt in SETS[name].files:
         ps = [_find(df, roots) for df in alt]
@@ -502,6 +504,7 @@ def resolve_sets(names:list[str], # keys of `SETS`
         raise DataError(msg)
     return found
 
+# %% ../nbs/03_data.ipynb #c5169a0f
 def set_files(name:str, # a key of `SETS`
               root:str|Path=None, # explicit data folder (see `data_roots`)
               download:bool=True, # fetch what is missing
@@ -567,6 +570,7 @@ class CorpusSpec:
     @property
     def sets(self) -> tuple: return self.train + self.valid + self.test + self.extra_tests
 
+# %% ../nbs/03_data.ipynb #9d1a6e39
 _TST = tuple(f'iwslt17/tst{y}' for y in range(2010, 2016))
 _TED_TRAIN = ('iwslt16/dev2010', 'iwslt16/tst2010', 'iwslt16/tst2011', 'iwslt16/tst2012', 'iwslt16/tst2013')
 _NOT_OFFICIAL = "NOT the official {} training data: compare encodings with each other, not with published BLEU."
@@ -618,6 +622,7 @@ CORPORA = {
         extra_tests=('multi30k/test2017', 'multi30k/mscoco2017'), dedupe=True),
 }
 
+# %% ../nbs/03_data.ipynb #96b15efd
 _ws = lambda s: ' '.join(s.split())
 def _sentences(*splits) -> set: return {_ws(s) for pairs in splits for p in pairs for s in p}
 
@@ -642,6 +647,7 @@ def _counts(spec, parts, removed, tests, n_train):
     if spec.strip_fr: text += " French diacritics are stripped from every French input (train, valid and test), as Hansard's French has none."
     return text
 
+# %% ../nbs/03_data.ipynb #b2911543
 def get_corpus(name:str, # a key of `CORPORA`
                root:str|Path=None, # explicit data folder (see `data_roots`)
                download:bool=True, # fetch missing files from their canonical URLs
