@@ -364,6 +364,7 @@ def load_best(self:Trainer):
         if s is not None: self.model.load_state_dict(s['model'])
     return self
 
+# %% ../nbs/06_train.ipynb #d1242038
 def _log_lines(path:Path) -> tuple[list[dict], int]:
     "The records of a JSON-lines log and how many of its lines do not parse (a torn or truncated line)."
     recs, bad = [], 0
