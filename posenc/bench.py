@@ -4,7 +4,7 @@
 
 # %% ../nbs/13_bench.ipynb #4db75c6f
 from __future__ import annotations
-import argparse, json, math, os, platform, random, re, statistics, subprocess, sys, tempfile, time
+import json, math, os, platform, random, re, statistics, subprocess, sys, tempfile, time
 from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 import torch
@@ -19,7 +19,7 @@ from .results import TIME_TARGETS, MEM_TARGETS, pe_category, bench_targets, targ
 __all__ = ['XT_PE', 'XT_NO_FLASH', 'QUICK', 'MFU_TASKS', 'cpu_model', 'machine_info', 'machine_tag', 'bench_config', 'make_step',
            'time_rounds', 'peak_memory', 'decode_bench', 'bench_pes', 'run_bench', 'add_ratios', 'merge_runs',
            'bench_table', 'decode_table', 'plot_bench', 'matmul_peak', 'forward_flops', 'train_flops', 'recipe_mfu',
-           'mfu_table', 'mfu_bench', 'print_tables', 'main']
+           'mfu_table', 'mfu_bench', 'print_tables']
 
 # %% ../nbs/13_bench.ipynb #93781241
 def cpu_model() -> str:
@@ -532,55 +532,3 @@ def print_tables(res:dict, # the benchmark's JSON
         print(f'\n## {kind}\n' + bench_table(res, kind))
         print(f'\n## {kind}: targets\n' + targets_table(res, kind, time_T=time_T, mem_T=mem_T))
     if res['decode']: print('\n## decoding\n' + decode_table(res))
-
-def main(argv:list=None):
-    "`posenc bench [--quick] [--device cuda] [--pes …] …`: run the benchmark, write runs/bench/<machine>/bench.json and figures/bench/<machine>.png (`--mfu`: mfu.json)."
-    ap = argparse.ArgumentParser(prog='posenc bench', description=main.__doc__)
-    ap.add_argument('--out', help='JSON path (default runs/bench/<machine-tag>/bench.json)')
-    ap.add_argument('--figure', help='figure path (default figures/bench/<machine-tag>.png)')
-    ap.add_argument('--quick', action='store_true', help='tiny sizes, seconds: a smoke test')
-    ap.add_argument('--device', default='cpu', help="'cpu' (fp32) or 'cuda' (bf16 autocast; tag from the GPU's name)")
-    ap.add_argument('--kinds', nargs='+', default=['lm', 'seq2seq'], choices=['lm', 'seq2seq'])
-    ap.add_argument('--lengths', nargs='+', type=int, default=[128, 512, 2048])
-    ap.add_argument('--pes', nargs='+', default=None, help='encodings (default: every registered one)')
-    ap.add_argument('--threads', type=int, default=2)
-    ap.add_argument('--warmup', type=int, default=2)
-    ap.add_argument('--reps', type=int, default=7)
-    ap.add_argument('--tokens', type=int, default=4096, help='tokens per batch (batch = tokens // length)')
-    ap.add_argument('--no-xt', action='store_true', help='skip x-transformers')
-    ap.add_argument('--no-memory', action='store_true', help='skip the peak-memory measurements')
-    ap.add_argument('--no-decode', action='store_true', help='skip the decoding benchmark')
-    ap.add_argument('--merge', nargs='+', metavar='JSON', help='merge these runs into --out (and draw --figure); runs nothing')
-    ap.add_argument('--table', metavar='JSON', help='print the tables (targets included) of this file; runs nothing')
-    ap.add_argument('--mfu', action='store_true', help="instead: model FLOP utilisation of a profile's recipes on their real data "
-                    "(default the full profile's char LM and translation model, --pes default none); writes mfu.json")
-    ap.add_argument('--profile', default='full', help='the profile whose recipes --mfu trains')
-    ap.add_argument('--tasks', nargs='+', default=list(MFU_TASKS), help='the tasks --mfu trains')
-    ap.add_argument('--steps', type=int, default=20, help='training steps --mfu times (after 3 not timed)')
-    a = ap.parse_args(argv)
-    if a.table:
-        print_tables(json.load(open(a.table)))
-        return 0
-    tag = machine_tag(machine_info(a.threads, a.device))
-    if a.mfu:
-        out = a.out or f'runs/bench/{tag}/mfu.json'
-        res = mfu_bench(out, tuple(a.tasks), tuple(a.pes or ['none']), a.profile, a.threads, a.steps, log=lambda *m: print(*m, flush=True))
-        print('\n' + mfu_table(res['rows']) + f"\n\nwrote {out} in {res['wall_s']:.0f} s")
-        return 0
-    if a.merge:
-        out, fig = a.out or f'runs/bench/{tag}/bench.json', a.figure or f'figures/bench/{tag}.png'
-        res = merge_runs(a.merge, out); plot_bench(res, fig)
-        print_tables(res)
-        print(f'\nwrote {out} and {fig}')
-        return 0
-    out = a.out or f'runs/bench/{tag}/bench{"-quick" if a.quick else ""}.json'
-    fig = a.figure or f'figures/bench/{tag}{"-quick" if a.quick else ""}.png'
-    res = run_bench(out, quick=a.quick, kinds=tuple(a.kinds), lengths=tuple(a.lengths), pes=a.pes, tokens=a.tokens,
-                    warmup=a.warmup, reps=a.reps, threads=a.threads, xt=not a.no_xt, memory=not a.no_memory,
-                    decode=not a.no_decode, figure=fig, device=a.device, log=lambda *m: print(*m, flush=True))
-    lengths = res['settings']['lengths']
-    print_tables(res, *((512, 2048) if not a.quick else (min(lengths), max(lengths))))
-    print(f"\nwrote {out} and {fig} in {res['wall_s']:.0f} s")
-    return 0
-
-if __name__ == '__main__' and '__file__' in globals(): sys.exit(main())   # python -m posenc.bench

@@ -4,10 +4,9 @@
 
 # %% ../nbs/06b_distributed.ipynb #f835b2af
 from __future__ import annotations
-import argparse, contextlib, gc, hashlib, os, sys
+import contextlib, hashlib, os
 from dataclasses import dataclass, field
 from datetime import timedelta
-from pathlib import Path
 import torch
 import torch.nn as nn
 import torch.distributed as dist
@@ -15,7 +14,7 @@ from fastcore.basics import patch
 from .train import resolve_device
 
 # %% auto #0
-__all__ = ['BACKENDS', 'shard_rows', 'shard_batch', 'World', 'init_distributed', 'main']
+__all__ = ['BACKENDS', 'shard_rows', 'shard_batch', 'World', 'init_distributed']
 
 # %% ../nbs/06b_distributed.ipynb #3b87a6f5
 def shard_rows(n:int, # rows of the global batch
@@ -166,52 +165,3 @@ def cleanup(self:World):
     "Leave the process group (safe to call twice)."
     if self.active: dist.destroy_process_group()
     self.backend = None
-
-# %% ../nbs/06b_distributed.ipynb #b1710e88
-def main(argv:list=None) -> int:
-    "`torchrun … -m posenc.distributed TASK PE [options]`: one run, data-parallel over the processes torchrun started."
-    ap = argparse.ArgumentParser(prog='torchrun --nproc_per_node N -m posenc.distributed',
-                                 description="Train one posenc run with DistributedDataParallel; rank 0 writes the run folder.")
-    ap.add_argument('task', help="the task, e.g. shakespeare, ted-small, copy")
-    ap.add_argument('pe', help="the positional encoding (posenc pes lists them)")
-    ap.add_argument('--seed', type=int, default=0, help="random seed")
-    ap.add_argument('--set', action='append', default=[], metavar='KEY=VALUE', help="a run parameter, the value a TOML/JSON literal (repeat for more)")
-    ap.add_argument('--profile', default=None, help="start from this profile's parameters for the task (a name or a .toml file)")
-    ap.add_argument('--out', default=None, help="the run folder (default runs/<profile or adhoc>/<task>__<pe>__s<seed>)")
-    ap.add_argument('--restart', action='store_true', help="start from scratch instead of from the run's checkpoint")
-    ap.add_argument('--backend', default=None, choices=BACKENDS, help="process-group backend (default: nccl on CUDA, gloo on CPU)")
-    a = ap.parse_args(argv)
-    # the entry point sits on top of the pipeline: the recipes, profiles and the --set parser come from later modules
-    from posenc.cli import parse_set
-    from posenc.data import project_root
-    from posenc.recipes import run_experiment, run_name, recipe_params
-    try:
-        params, profile = {}, None
-        if a.profile is not None:
-            from posenc.sweep import get_profile
-            prof = get_profile(a.profile); profile = prof['name']
-            if a.task not in prof['tasks']: raise ValueError(f"profile {profile!r} has no task {a.task!r}: {', '.join(prof['tasks'])}")
-            params = {k: v for k, v in prof['tasks'][a.task].items() if k in recipe_params(a.task)}
-        params.update(parse_set(s) for s in a.set)
-        out = Path(a.out) if a.out else project_root()/'runs'/(profile or 'adhoc')/run_name(a.task, a.pe, a.seed)
-        world = init_distributed(params.get('device') or 'auto', a.backend)
-    except ValueError as e:
-        print(f"posenc.distributed: {e}", file=sys.stderr); return 1
-    try:
-        res = run_experiment(a.task, a.pe, a.seed, out, profile=profile, resume=not a.restart, world=world, **params)
-        if world.is_main: print(f"{res} (world size {world.world_size}, {world.backend})", flush=True)
-        return 0
-    except ValueError as e:
-        print(f"posenc.distributed (rank {world.rank}): {e}", file=sys.stderr); return 1
-    finally:
-        # the DDP wrapper keeps the process group alive through reference cycles; collected only at interpreter exit,
-        # gloo's threads can abort the process there ("terminate called without an active exception"): free it now
-        res = None; gc.collect()
-        world.cleanup()
-
-def _exit(code:int):
-    "Leave without the interpreter's teardown, once the run is written: gloo's threads can abort it there."
-    sys.stdout.flush(); sys.stderr.flush()
-    os._exit(code)   # "terminate called without an active exception" at exit, about 1 torchrun run in 40 under load
-
-if __name__ == '__main__' and '__file__' in globals(): _exit(main())   # python -m posenc.distributed (under torchrun)

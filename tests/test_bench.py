@@ -1,11 +1,11 @@
-"""Smoke test of the benchmark: `python -m posenc.bench --quick` runs every part at tiny sizes and writes its JSON and figure."""
+"""Smoke test of the benchmark: `posenc bench --quick` (here `python -m posenc.cli bench --quick`) runs every part at tiny sizes and writes its JSON and figure."""
 import json, subprocess, sys
 from posenc.encodings import pe_names
 from posenc.bench import XT_PE
 
 def test_bench_quick(tmp_path):
     out, fig = tmp_path / 'bench.json', tmp_path / 'bench.png'
-    r = subprocess.run([sys.executable, '-m', 'posenc.bench', '--quick', '--out', str(out), '--figure', str(fig)],
+    r = subprocess.run([sys.executable, '-m', 'posenc.cli', 'bench', '--quick', '--out', str(out), '--figure', str(fig)],
                        capture_output=True, text=True, timeout=600)
     assert r.returncode == 0, r.stderr[-2000:]
     res = json.loads(out.read_text())

@@ -1,5 +1,5 @@
 """The `posenc` console script: every subcommand parses and dispatches, and `posenc run` goes sweep → figures → report."""
-import json, subprocess, sys, time
+import json, re, subprocess, sys, time
 from pathlib import Path
 import pytest
 from posenc.encodings import pe_names
@@ -67,10 +67,46 @@ def test_user_profile_file(tmp_path):
     assert rc == 1 and 'bad.toml' in err and 'stesp' in err and 'Its parameters: ' in err
 
 
-def test_bench_delegates():
-    pytest.importorskip('posenc.bench')
+def test_bench_help_lists_its_options():
+    "`posenc bench` is parsed like the other commands: -h lists every option with its default."
     rc, out, _ = posenc('bench', '--help')
-    assert rc == 0 and 'posenc bench' in out
+    assert rc == 0 and 'usage: posenc bench' in out
+    h = ' '.join(out.split())
+    for opt in ('--out', '--figure', '--quick', '--device', '--kinds', '--lengths', '--pes', '--threads', '--warmup', '--reps',
+                '--tokens', '--no_xt', '--no_memory', '--no_decode', '--merge', '--table', '--mfu', '--profile', '--tasks', '--steps'):
+        assert f'{opt} ' in h, opt
+    for d in ('(default: lm seq2seq)', '(default: 128 512 2048)', '(default: 4096)', '(default: full)', '(default: shakespeare ted-tatoeba)'):
+        assert d in h, d
+
+
+def test_bench_table_and_bad_kind(tmp_path):
+    "`--table` prints a committed run's tables; a bad --kinds fails with the valid ones (no traceback)."
+    runs = sorted((Path(__file__).resolve().parents[1]/'runs'/'bench').glob('*/bench.json'))
+    if runs:
+        rc, out, err = posenc('bench', '--table', runs[0])
+        assert rc == 0 and '| pe | T |' in out, err
+    rc, _, err = posenc('bench', '--kinds', 'lm', 'encoder', '--out', tmp_path/'b.json')
+    assert rc == 1 and 'posenc bench: --kinds encoder: valid kinds are lm, seq2seq' in err, err
+
+
+def test_dask_options_written_once_listed_by_sweep_and_run():
+    from fastcore.docments import docments
+    from posenc.cli import dask_options, sweep, run
+    shared = docments(dask_options, full=True, returns=False)
+    assert len(shared) == 8 and all(d.docment for d in shared.values())
+    for cmd in ('sweep', 'run'):
+        rc, out, _ = posenc(cmd, '-h')
+        h = ' '.join(out.split())
+        assert rc == 0 and 'dask options:' in h
+        for k, d in shared.items(): assert f'--{k} {k.upper()} {d.docment}' in h, (cmd, k)
+    src = (Path(__file__).resolve().parents[1]/'posenc'/'cli.py').read_text()
+    for k in shared: assert len(re.findall(rf'\b{k}:\w+=', src)) == 1, k        # each written (with its type and default) once
+
+
+def test_train_distributed_dry_run(tmp_path):
+    rc, out, err = posenc('train', 'copy', 'rope', '--distributed', '--set', 'steps=3', '--dry-run', '--runs-dir', tmp_path)
+    assert rc == 0, err
+    assert f'{tmp_path}/copy__rope__s0: copy rope seed 0, data-parallel over 1 process(es)' in out and "'steps': 3" in out
 
 
 def test_run_main_job(tmp_path):

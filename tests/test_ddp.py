@@ -1,5 +1,5 @@
 """Data-parallel training over two CPU processes (gloo) gives the loss curve and the weights of one process on the
-combined batch; `torchrun -m posenc.distributed` writes the usual run folder from rank 0 alone."""
+combined batch; `torchrun -m posenc.cli train … --distributed` writes the usual run folder from rank 0 alone."""
 import json, os, shutil, socket, subprocess, sys
 from pathlib import Path
 import pytest
@@ -106,21 +106,22 @@ def test_torchrun_entry_point_writes_the_run_folder_from_rank_0(tmp_path):
     sets = dict(steps=6, d_model=32, n_layers=1, block_size=32, batch_size=8, dropout=0.0, eval_tokens=512,
                 extrap_factors=[1, 2], attn_len=16, log_every=1, threads=1, device='cpu')
     torchrun = shutil.which('torchrun') or str(Path(sys.executable).parent/'torchrun')
-    cmd = [torchrun, '--standalone', '--nproc_per_node', '2', '-m', 'posenc.distributed', 'shakespeare', 'rope',
-           '--seed', '0', '--out', str(tmp_path/'ddp')] + [a for k, v in sets.items() for a in ('--set', f'{k}={json.dumps(v)}')]
+    cmd = [torchrun, '--standalone', '--nproc_per_node', '2', '-m', 'posenc.cli', 'train', 'shakespeare', 'rope', '--distributed',
+           '--seed', '0', '--runs-dir', str(tmp_path/'runs')] + [a for k, v in sets.items() for a in ('--set', f'{k}={json.dumps(v)}')]
+    ddp = tmp_path/'runs'/'shakespeare__rope__s0'
     env = dict(os.environ, OMP_NUM_THREADS='1', PYTHONPATH=str(ROOT) + os.pathsep + os.environ.get('PYTHONPATH', ''))
     r = subprocess.run(cmd, capture_output=True, text=True, env=env, timeout=240, cwd=tmp_path)
     assert r.returncode == 0, r.stdout[-3000:] + r.stderr[-3000:]
-    m = check_run_dir(tmp_path/'ddp')
-    cfg = json.loads((tmp_path/'ddp'/'config.json').read_text())
+    m = check_run_dir(ddp)
+    cfg = json.loads((ddp/'config.json').read_text())
     assert cfg['world'] == dict(world_size=2, backend='gloo', device_type='cpu')
-    assert sorted(os.listdir(tmp_path/'ddp')) == ['attention.npz', 'checkpoints', 'config.json', 'log.jsonl', 'metrics.json']
-    assert sorted(os.listdir(tmp_path/'ddp'/'checkpoints')) == ['best.pt', 'last.pt']
+    assert sorted(os.listdir(ddp)) == ['attention.npz', 'checkpoints', 'config.json', 'log.jsonl', 'metrics.json']
+    assert sorted(os.listdir(ddp/'checkpoints')) == ['best.pt', 'last.pt']
     assert r.stdout.count('RunResult(') == 1                                # rank 0 alone prints
     torch.set_num_threads(1)
     one = run_experiment('shakespeare', 'rope', 0, tmp_path/'one', **sets).metrics
     assert m['train_tokens'] == one['train_tokens'] and m['steps'] == one['steps'] == 6
-    a = [x['train_loss'] for x in read_jsonl(tmp_path/'ddp'/'log.jsonl')]
+    a = [x['train_loss'] for x in read_jsonl(ddp/'log.jsonl')]
     b = [x['train_loss'] for x in read_jsonl(tmp_path/'one'/'log.jsonl')]
     assert len(a) == 6 and torch.allclose(torch.tensor(a), torch.tensor(b), rtol=1e-4, atol=0)
     assert m['val_loss'] == pytest.approx(one['val_loss'], rel=1e-4)
