@@ -251,6 +251,7 @@ class StepBatches:
         e, i = self.locate(step)
         return collate_pairs([self.b.pairs[j] for j in self._epoch(e)[i]])
 
+# %% ../nbs/09_recipes.ipynb #00be435a
 def _text_ids(tok, text): return torch.tensor(tok.encode(text), dtype=torch.long)
 
 def _prepare_lm(task, p, seed):
@@ -290,6 +291,7 @@ def _prepare_mlm(task, p, seed):
     return _Prepared(tok, V, T, get_batch, eval_fn, final_fn, dict(ids=va[:min(T, p['attn_len'])]),
                      dict(description=corpus.description, train_tokens_available=len(tr), valid_tokens=len(va)))
 
+# %% ../nbs/09_recipes.ipynb #b3b29cf3
 def _by_test_set(parts:dict, test:list, hyps:dict, model, tok, extras:dict, p:dict) -> dict:
     "Beam BLEU/chrF of each test set (official: slices of the scored test; extra: decoded here); hyps['sets'] gets its lines."
     out, i, n_test = {}, 0, len(hyps['ref'])
@@ -341,6 +343,7 @@ def _prepare_seq2seq(task, p, seed):
                           test_pairs=len(test), dropped=dict(train=train.dropped, valid=valid.dropped),
                           tokenizer=str(tok.path.name) if tok.path else None))
 
+# %% ../nbs/09_recipes.ipynb #fcab1a49
 def _prepare_synthetic(task, p, seed):
     lens = None if p['test_lengths'] is None else [int(n) for n in p['test_lengths']]
     td = make_task(task, p['n_train'], p['n_valid'], p['n_test_per_length'], p['train_max_len'], p['test_max_len'],
@@ -388,6 +391,7 @@ def _train_config(p, seed) -> TrainConfig:
                        max_steps=p['steps'], max_tokens=p['token_budget'], eval_every=p['eval_every'], log_every=p['log_every'],
                        ckpt_every=p['ckpt_every'], seed=seed, device=p['device'], progress=p['progress'])
 
+# %% ../nbs/09_recipes.ipynb #a824ebbd
 def _token_strs(tok, ids) -> list[str]:
     "A readable label for each id (the special tokens by name)."
     return [SPECIAL_TOKENS[i] if i < N_SPECIAL else tok.decode([i]) for i in map(int, ids)]
@@ -411,6 +415,7 @@ def _save_pe(path, model):
 
 def _write_lines(path, lines): atomic_write(path, ''.join(l.replace('\n', ' ') + '\n' for l in lines))
 
+# %% ../nbs/09_recipes.ipynb #637dc5b5
 _MODEL_KIND = dict(lm='lm', synthetic='lm', mlm='mlm', seq2seq='seq2seq')
 _REACH = dict(lm='the training length (block_size)', mlm='the training length (block_size)',
               synthetic='the longest test sequence (its length grows with test_max_len)',
@@ -430,6 +435,7 @@ def _check_reach(model, task:str, kind:str, p:dict, prep:_Prepared, pe:str, max_
                          f"beyond it ({str(e).split('. ')[0]}). Set max_len ≥ {L}, or leave it None (long enough by default)") from None
     finally: model.train(was)
 
+# %% ../nbs/09_recipes.ipynb #f69dc437
 def _train_metrics(ident:dict, summ:dict, model) -> dict:
     "The metrics of the training itself (what any finished or evaluation-failed run has)."
     return dict(**ident, wall_s=None, train_wall_s=summ['wall_s'], train_tokens=summ['tokens'], tok_per_s=summ['tok_per_s'],
@@ -461,6 +467,7 @@ def _error_record(ident:dict, e:BaseException, t0:float, trainer, summ:dict, res
         rec.update(checkpoint='checkpoints/last.pt', partial_metrics=dict(status='eval_failed', **_train_metrics(ident, summ, model), **res))
     return rec
 
+# %% ../nbs/09_recipes.ipynb #06cc8574
 def run_experiment(task:str, # a name from `task_names()`
                    pe:str, # a name from `pe_names()`
                    seed:int=0, # seeds the model, the data order and the training RNG
