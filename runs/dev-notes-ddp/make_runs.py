@@ -20,11 +20,13 @@ def run_one():
 
 def run_two():
     torchrun = shutil.which('torchrun') or str(Path(sys.executable).parent/'torchrun')
-    cmd = [torchrun, '--standalone', '--nproc_per_node', '2', '-m', 'posenc.distributed', 'shakespeare', 'rope', '--seed', '0',
-           '--restart', '--out', str(TWO)]
+    tmp = HERE/'.ddp-runs'   # `posenc train` names the folder <task>__<pe>__s<seed> inside --runs_dir
+    cmd = [torchrun, '--standalone', '--nproc_per_node', '2', '-m', 'posenc.cli', 'train', 'shakespeare', 'rope', '--distributed',
+           '--seed', '0', '--restart', '--runs_dir', str(tmp)]
     cmd += [a for k, v in LM.items() for a in ('--set', f'{k}={json.dumps(v)}')]
     env = dict(os.environ, OMP_NUM_THREADS='1', PYTHONPATH=str(ROOT) + os.pathsep + os.environ.get('PYTHONPATH', ''))
     subprocess.run(cmd, check=True, env=env, cwd=ROOT)
+    shutil.rmtree(TWO, ignore_errors=True); shutil.move(tmp/'shakespeare__rope__s0', TWO); shutil.rmtree(tmp)
     return json.loads((TWO/'metrics.json').read_text())
 
 if __name__ == '__main__':
