@@ -59,6 +59,7 @@ def _fake_log(path, rng, pe, q):
             if step % 30 == 0: rec['val_loss'] = tl + 0.1
             f.write(json.dumps(rec) + '\n')
 
+# %% ../nbs/10c_testing.ipynb #98688386
 def _fake_lm(pe, vl) -> dict:
     "A causal LM's metrics: perplexity, bits, baselines and extrapolation (flat for alibi, rope and none)."
     L = 64
@@ -78,6 +79,7 @@ def _fake_synthetic(task, pe, q) -> dict:
             acc={n: [max(0., a - (0.1 * (4 - b) if int(n) > 16 else 0)) for b in range(5)] for n, a in accs.items()})
     return met
 
+# %% ../nbs/10c_testing.ipynb #5216e0e1
 def _fake_translation(d, rng, pe, q, refs, srcs) -> dict:
     "A translation run's metrics and its hypothesis files: corpus and per-set BLEU/chrF with signatures, baselines, examples."
     from sacrebleu.metrics import BLEU, CHRF
@@ -104,6 +106,7 @@ def _fake_translation(d, rng, pe, q, refs, srcs) -> dict:
                 by_test_set={'fake/test-a': one(beam, range(h), False), 'fake/test-b': one(beam, range(h, n_sent), False),
                              'fake/held-out': one(greedy, range(n_sent), True)})
 
+# %% ../nbs/10c_testing.ipynb #176e07da
 def _fake_extras(d, kind, pe, seed, refs, srcs):
     "attention.npz of a translation run ('<group>/<layer>' → (H, Tq, Tk)) and pe.npz of a learnable or T5 run."
     if kind == 'seq2seq':
@@ -129,6 +132,7 @@ def _fake_bench(root, pes):
               for k in ('lm', 'seq2seq') for p in pes for c in (True, False)]
     write_json(b/'bench.json', dict(machine=dict(cpu='Fake CPU', logical_cpus=2, torch='2.13.0'), tag='fakehost', train=train, decode=decode))
 
+# %% ../nbs/10c_testing.ipynb #46de2bb6
 def fake_runs(root:str|Path, # folder that becomes `runs/<profile>`
               tasks:tuple=('shakespeare', 'shakespeare-mlm', 'ted-small', 'copy'), # one task of each kind by default
               pes:tuple=('sinusoidal', 'rope'), # positional encodings
