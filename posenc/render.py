@@ -13,7 +13,7 @@ log = logging.getLogger('posenc.render')
 __all__ = ['log', 'CROSSREF_LUA', 'TYPST_META', 'FORMATS', 'render_html', 'render_pdf', 'render']
 
 # %% ../nbs/11b_render.ipynb #e3fffc70
-CROSSREF_LUA = r"""-- Quarto-style cross-references (@fig-…, @tbl-…, @sec-…) for plain pandoc.
+_LUA_NUMBERING = r"""-- Quarto-style cross-references (@fig-…, @tbl-…, @sec-…) for plain pandoc.
 -- Typst: a reference becomes a native `@label` (Typst numbers figures, tables and headings itself).
 -- Other formats (HTML): figures, tables and sections are numbered here, captions get "Figure N:" /
 -- "Table N:" and each reference becomes a link reading "Figure N", "Table N" or "Section N".
@@ -50,7 +50,10 @@ local function number_targets(doc)
   })
 end
 
-local function prefix_caption(el, word)
+"""
+
+# %% ../nbs/11b_render.ipynb #9cfd1ff6
+_LUA_REFERENCES = r"""local function prefix_caption(el, word)
   local n = numbers[el.identifier]
   if not n then return nil end
   local label = pandoc.Inlines({pandoc.Strong(pandoc.Str(word .. '\u{a0}' .. n .. ':')), pandoc.Space()})
@@ -90,6 +93,7 @@ function Pandoc(doc)
   })
 end
 """
+CROSSREF_LUA = _LUA_NUMBERING + _LUA_REFERENCES   # the filter: numbering of the targets, then the references
 
 def _lua_filter(d:Path) -> Path:
     p = Path(d)/'crossref.lua'; p.write_text(CROSSREF_LUA); return p
