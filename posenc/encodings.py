@@ -1069,7 +1069,7 @@ $\sum_{l=j+1}^{i} \log f_l$ to the logit of key $j$ at query $i$: each token pas
 multiplies the key's weight by its gate. A constant gate gives ALiBi's linear penalty; gates read from the tokens
 let a head forget quickly in one place and remember far back in another. The paper's gate reads the layer's input
 $x_t$; here it reads the head's key $k_t = W_k x_t + b_k$ (the attention's hooks see queries and keys), started at
-$f = 1/2$ as the paper's gate (zero bias) is. So started, a key $k$ tokens back enters with $2^{-k}$ of a neighbour's
+$f = 1/2$ as the paper's gate (zero bias) is. So started, a key $n$ tokens back enters with $2^{-n}$ of a neighbour's
 weight and little gradient reaches it: a small model trained briefly may never learn to look far back (the option
 `init_bias` starts every gate at $\sigma(b)$, nearer 1). Causal stacks only, and no other positional encoding, as in the
 paper."""   # its paragraph in the report
