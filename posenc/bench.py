@@ -220,6 +220,7 @@ def bench_pes(pes:list=None) -> list[str]:
                              "or a per-layer schedule of them such as 'rope*3+none'")
     return [p for p in PE_REGISTRY if p in pes] + [p for p in pes if p not in PE_REGISTRY]
 
+# %% ../nbs/13_bench.ipynb #9ef4fdb2
 def _build_steps(cfgs, res, log):
     "`make_step` for every configuration; one that fails to build is left out with a note (returns the ones built)."
     steps = {}
@@ -240,6 +241,7 @@ def _xt_available(res:dict, pes:list, log) -> bool:
     res['notes'] += [f'{name}: {why}' for name, why in XT_NO_FLASH.items() if name in pes]
     return True
 
+# %% ../nbs/13_bench.ipynb #074df780
 def _time_training(res, out_path, kinds, lengths, pes, have_xt, tokens, d_model, n_heads, n_layers, vocab_size, warmup, reps, seed, device, log):
     "Time the training step of every configuration, a (kind, length) at a time, into res['train'] (written after each)."
     for kind in kinds:
@@ -257,6 +259,7 @@ def _time_training(res, out_path, kinds, lengths, pes, have_xt, tokens, d_model,
                 if k in times: res['train'].append(dict(c, times_ms=[1e3 * t for t in times[k]], **_summary(times[k])))
             write_json(out_path, res)
 
+# %% ../nbs/13_bench.ipynb #ce6a8d11
 def _peak_memories(res, mem_pes, quick, lengths, cuda, log):
     "The peak memory of the timed configurations (of `mem_pes` and none): in this process on CUDA, in subprocesses on the CPU."
     todo = [r for r in res['train'] if mem_pes is None or r['pe'] in mem_pes or r['pe'] == 'none']
@@ -269,6 +272,7 @@ def _peak_memories(res, mem_pes, quick, lengths, cuda, log):
         with ThreadPoolExecutor(2) as ex:
             for r, m in zip(todo, ex.map(lambda r: peak_memory({k: r[k] for k in cfg_keys}), todo)): r['memory'] = m
 
+# %% ../nbs/13_bench.ipynb #a950f48c
 def run_bench(out_path:str, # the JSON file to write (folders are created)
               quick:bool=False, # tiny sizes and one thread (seconds): a smoke test of every part
               kinds:tuple=('lm', 'seq2seq'), # model kinds

@@ -111,6 +111,7 @@ def dask_options(scheduler:str=None, # run on a Dask cluster: its scheduler's ad
     if scheduler and cluster: raise ValueError(f"--scheduler {scheduler} and --cluster {cluster}: give one of them")
     return dict(locals())   # the options, defaults filled in
 
+# %% ../nbs/14_cli.ipynb #5c434f74
 @options(dask_options)
 def sweep(profile:str='default', # smoke, default, full, gpu or a .toml file
           workers:int=None, # runs side by side (default: one per CPU core)
@@ -146,6 +147,7 @@ def _dask_target(dry_run:bool=False, **dask):
               f"at {c.scheduler_address}", flush=True)
         yield c
 
+# %% ../nbs/14_cli.ipynb #f1d6a809
 def status(profile:str='default', # smoke, default, full, gpu or a .toml file
            runs_dir:str=None, # the runs folder (default: runs/<profile>)
            verbose:bool=False, # list every run, not only the counts
@@ -170,6 +172,7 @@ def status(profile:str='default', # smoke, default, full, gpu or a .toml file
         print(f"  {s:<11} {n}" + (f": {why}" if why else ''))
     return 0
 
+# %% ../nbs/14_cli.ipynb #2fa1123c
 def figures(profile:str='default', # the profile whose runs are drawn (a name or a .toml file)
             runs_dir:str=None, # the runs folder (default: runs/<profile>)
             out_dir:str=None, # where the figures go (default: figures/<profile>)
@@ -181,6 +184,7 @@ def figures(profile:str='default', # the profile whose runs are drawn (a name or
     print(f"figures: {len(paths)} files in {d['figures']}")
     return 0
 
+# %% ../nbs/14_cli.ipynb #dda5c171
 def report(profile:str='default', # the profile whose runs are reported (a name or a .toml file)
            runs_dir:str=None, # the runs folder (default: runs/<profile>)
            figures_dir:str=None, # the figures folder (default: figures/<profile>)
@@ -194,6 +198,7 @@ def report(profile:str='default', # the profile whose runs are reported (a name 
     for fmt, p in got.items(): print(f"report ({fmt}): {p}")
     return 0
 
+# %% ../nbs/14_cli.ipynb #37c202fc
 @options(dask_options)
 def run(profile:str='default', # smoke, default, full, gpu or a .toml file
         workers:int=None, # runs side by side (default: one per CPU core)
@@ -236,6 +241,7 @@ def parse_set(s:str) -> tuple:
         except ValueError: val = v
     return k.strip(), _none(val)
 
+# %% ../nbs/14_cli.ipynb #25c409e8
 def train(task:str, # the task, e.g. copy, shakespeare, ted-small
           pe:str, # the positional encoding (posenc pes lists them)
           seed:int=0, # random seed
@@ -279,6 +285,7 @@ def train(task:str, # the task, e.g. copy, shakespeare, ted-small
                    resume=not restart, kernel_name=kernel, download=download, dry_run=dry_run)
     return 130 if res['stopped'] else (1 if res['failed'] else 0)
 
+# %% ../nbs/14_cli.ipynb #3385f38c
 def _no_data(task:str) -> str: return f"{task}: its data is not on this machine (--download fetches it)"
 
 def _train_distributed(job, # the run: `sweep.plan`'s one job

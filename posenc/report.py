@@ -261,6 +261,7 @@ def passes(kind:str, # a task kind of `TRAIN_CRITERIA`
     if not math.isfinite(baseline): return None
     return ((value - baseline) if hi else (baseline - value)) >= cut
 
+# %% ../nbs/12_report.ipynb #65ea43c0
 def check_runs(rs:list[dict], # finished runs of one task
                key:str=None, # the measure (default: the kind's in `TRAIN_CRITERIA`)
                bkey:str=None, # the baseline's path in metrics (default: baseline.<the kind's baseline key>)
@@ -279,6 +280,7 @@ def check_runs(rs:list[dict], # finished runs of one task
     return dict(task=task, label=label or task, kind=kind, measure=key, higher=hi, baseline=base, baseline_name=bname,
                 criterion=crit, value=val, dist=dist, ok={pe: passes(kind, v, base) for pe, v in val.items()})
 
+# %% ../nbs/12_report.ipynb #d72b1d1d
 def train_check(ctx:ReportContext, task:str) -> dict|None:
     "`check_runs` of the finished runs of `task` (computed once per report: the conclusions ask once per encoding)."
     if task not in ctx._checks: ctx._checks[task] = check_runs(select(ctx.runs, task=task))
@@ -297,6 +299,7 @@ def test_set_checks(ctx:ReportContext, task:str) -> list[dict]:
                             for n in extra_test_sets(rs)]
     return ctx._checks[key]
 
+# %% ../nbs/12_report.ipynb #e955de5c
 def synthetic_trained(runs:list[dict]) -> list[str]:
     "The synthetic tasks that at least one encoding learned (its mean in-distribution accuracy `passes`)."
     acc = lambda r: r['metrics'].get('acc_in_dist')
@@ -310,6 +313,7 @@ def trained(ctx:ReportContext, task:str, *pes) -> list[str]:
         return not oks or (False in oks and True not in oks)      # all None: baselines not recorded, compared as they are
     return [pe for pe in pes if bad(pe)]
 
+# %% ../nbs/12_report.ipynb #5c116c9a
 def _trained_row(c:dict) -> list[str]:
     nd = 3 if c['kind'] in ('lm', 'mlm', 'synthetic') else 2
     good = [pe for pe, o in c['ok'].items() if o]
@@ -337,6 +341,7 @@ def trained_table(ctx:ReportContext, label:str|None='trained') -> str:
            'against the same source copied from it.')
     return md_table(header, rows, cap, label) if label else md_table(header, rows) + '\n' + cap + '\n'
 
+# %% ../nbs/12_report.ipynb #179b33ea
 def sec_trained(ctx:ReportContext) -> str:
     "The check that opens the results: per task, the trivial baseline, how many encodings passed, and which did not."
     checks = _task_checks(ctx)
