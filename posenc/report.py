@@ -25,7 +25,7 @@ __all__ = ['log', 'SEC_WHY', 'SEC_ENCODINGS', 'DATA_NOTES', 'TRAIN_CRITERIA', 'L
            'conclusion_kazemnejad', 'mrr_sentence', 'anchor_tasks', 'conclusion_rope', 'conclusion_haviv',
            'link_verdict', 'conclusion_wmt_order', 'conclusion_shaw', 'repeated_sentences', 'leading_group',
            'separation_sentence', 'family_summary', 'task_families', 'sec_conclusions', 'sec_runs', 'headline',
-           'headline_markdown', 'sec_glance', 'sec_scope', 'report_markdown', 'build_report']
+           'headline_markdown', 'sec_glance', 'sec_scope', 'report_markdown', 'escape_stars', 'build_report']
 
 # %% ../nbs/12_report.ipynb #924abd37
 def num(x, nd:int=2) -> str:
@@ -55,8 +55,9 @@ def md_escape(s) -> str:
 def md_table(header:list, rows:list, caption:str=None, label:str=None) -> str:
     "A pipe table, with a Quarto-style caption and `#tbl-` label."
     cells = [[str(c).replace('|', '\\|') for c in r] for r in rows]
-    width = [max([len(str(h))] + [len(r[i]) for r in cells if i < len(r)]) for i, h in enumerate(header)]
-    out = ['| ' + ' | '.join(header) + ' |', '|' + '|'.join('-' * max(3, min(w, 50)) for w in width) + '|']  # relative widths
+    width = [max([len(w) for w in str(h).split()] + [len(r[i]) for r in cells if i < len(r)]) for i, h in enumerate(header)]
+    out = ['| ' + ' | '.join(header) + ' |', '|' + '|'.join('-' * max(3, min(w, 50)) for w in width) + '|']  # relative widths:
+    # by the widest cell or header word, so a long header wraps instead of squeezing a column of names
     out += ['| ' + ' | '.join(r) + ' |' for r in cells]
     if caption: out += ['', f': {caption}' + (f' {{#tbl-{label}}}' if label else '')]
     return '\n'.join(out) + '\n'
@@ -1164,7 +1165,8 @@ def _sliding_last(m):
     e = m.get('extrapolation') or {}
     return (e.get('sliding_loss') or [None])[-1]
 
-def headline(runs:list[dict]) -> tuple[list, list, int]:
+def headline(runs:list[dict],
+             part:str=None) -> tuple[list, list, int]: # 'translation' or 'other' (the rest): only those columns
     "Header, rows and the run count of the at-a-glance table: encodings × headline measures (mean ± std over seeds)."
     runs = select(runs)
     cols = []   # (header, {pe: [value per seed]}, higher is better, decimals)
@@ -1183,21 +1185,34 @@ def headline(runs:list[dict]) -> tuple[list, list, int]:
         for n in extra_test_sets(select(runs, task=t)):   # a second test set scored on its own (held-out Tatoeba): the in-domain score
             cols.append((f'{t} BLEU, {n} ↑', per_pe(t, lambda m, n=n: ((m.get('by_test_set') or {}).get(n) or {}).get('bleu')), True, 2))
     cols += _synthetic_cols(runs)
-    return ['encoding'] + [c[0] for c in cols], _glance_rows(cols, by_pe(runs)), len(runs)
+    if part is not None:
+        if part not in ('translation', 'other'): raise ValueError(f"part={part!r}: use 'translation', 'other' or None")
+        cols = [c for c in cols if ('BLEU' in c[0]) == (part == 'translation')]
+    g = by_pe(runs)
+    if part is not None: g = {pe: rs for pe, rs in g.items() if any(pe in vals for _, vals, _, _ in cols)}   # encodings that ran these
+    return ['encoding'] + [c[0] for c in cols], _glance_rows(cols, g), len(runs)
 
 # %% ../nbs/12_report.ipynb #ec066fb2
 def headline_markdown(runs, label:str|None='glance') -> str:
     "The at-a-glance table of `runs` (loaded runs, or a runs folder) as Markdown: a Quarto caption with `label`, or (None) a plain sentence under the table."
     if not isinstance(runs, list): runs = load_runs(runs)
-    header, rows, n = headline(runs)
-    if n == 0: return 'No finished run.\n'
+    tabs = [(p, *headline(runs, p)) for p in ('other', 'translation')]
+    tabs = [t for t in tabs if len(t[1]) > 1]   # a part with columns
+    if not tabs: return 'No finished run.\n'
+    n = tabs[0][3]
     seeds = sorted({r['seed'] for r in select(runs)})
     wall = sum(r['metrics'].get('wall_s') or 0 for r in select(runs))
     took = f'{wall / 3600:.1f} h' if wall >= 3600 else f'{wall / 60:.0f} min'
     cap = (f'{n} finished runs, seeds {", ".join(map(str, seeds))}; mean ± std over seeds, best mean in bold; '
            f'the runs took {took} of wall time in all. Loss: validation loss in nats (sliding window).')
-    if label is None: return md_table(header, rows) + '\n' + cap + '\n'
-    return md_table(header, rows, cap, label)
+    caps = {'other': cap, 'translation': ('Translation: beam BLEU on each task\'s official test sets and on its second test set, '
+                                          'scored on its own; mean ± std over seeds, best mean in bold.')}
+    if len(tabs) == 1 or tabs[0][0] == 'translation': caps['translation'] += ' ' + cap
+    out = []
+    for i, (p, header, rows, _) in enumerate(tabs):   # two tables: ten columns do not fit a page
+        if label is None: out.append(md_table(header, rows) + '\n' + caps[p] + '\n')
+        else: out.append(md_table(header, rows, caps[p], label if i == 0 else f'{label}-{p}'))
+    return '\n'.join(out)
 
 # %% ../nbs/12_report.ipynb #e22fdca5
 def sec_glance(ctx:ReportContext) -> str:
@@ -1272,7 +1287,15 @@ def report_markdown(ctx:ReportContext) -> str:
     "The whole report as Quarto-compatible Markdown."
     parts = [front_matter(ctx), sec_glance(ctx), sec_scope(ctx), SEC_WHY, sec_encodings(ctx), sec_setup(ctx), sec_trained(ctx), sec_results(ctx),
              sec_extrapolation(ctx), sec_speed(ctx), sec_examples(ctx), sec_conclusions(ctx), sec_runs(ctx)]
-    return '\n'.join(p.strip('\n') + '\n' for p in parts)
+    return escape_stars('\n'.join(p.strip('\n') + '\n' for p in parts), {r['pe'] for r in ctx.runs})
+
+def escape_stars(md:str, names) -> str:
+    "`md` with the `*` of every scheme name among `names` escaped outside code (two schedules in a sentence, `rope*3+none, rope+none*`, would read as emphasis)."
+    names = sorted((n for n in names if '*' in n), key=len, reverse=True)
+    if not names: return md
+    pat = re.compile('|'.join(re.escape(n) for n in names))
+    parts = re.split(r'(```.*?```|`[^`\n]*`)', md, flags=re.S)   # odd parts are code: left as they are
+    return ''.join(p if i % 2 else pat.sub(lambda m: m[0].replace('*', '\\*'), p) for i, p in enumerate(parts))
 
 # %% ../nbs/12_report.ipynb #f206884d
 def build_report(runs_dir:str|Path, # runs/<profile>
