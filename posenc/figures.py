@@ -298,7 +298,7 @@ def _bar_panel(ax, df:pd.DataFrame, # tidy rows of one measure (`posenc.results.
             if horizontal: l.set_ydata(np.asarray(l.get_ydata(), float) + 0.2)
             else: l.set_xdata(np.asarray(l.get_xdata(), float) + 0.2)
     if horizontal: ax.set_yticks(range(len(order)), order, fontsize=8); ax.set(ylabel='', xlabel=ylabel)
-    else: ax.set_xticks(range(len(order)), order, rotation=30, fontsize=8); ax.set(xlabel='', ylabel=ylabel)
+    else: ax.set_xticks(range(len(order)), order, rotation=30 if len(order) <= 8 else 90, fontsize=8); ax.set(xlabel='', ylabel=ylabel)
 
 def fig_translation(runs:list[dict], # loaded runs
                     n_boot:int=1000): # bootstrap resamples of the scored test (0: seed intervals only)
@@ -337,7 +337,8 @@ def fig_lm(runs:list[dict]):
              [(t, 'val_bpc', 'bits per char') for t in tasks_of(runs, 'lm')] + \
              [(t, 'val_bpt_masked', 'bits per masked token') for t in tasks_of(runs, 'mlm')]
     if not panels: raise NoData('no finished language-model run (lm or mlm)')
-    fig = _fig(3 * len(panels), 2.8); axs = np.atleast_1d(fig.subplots(1, len(panels)))
+    n = max(len(by_pe(select(runs, task=t))) for t, _, _ in panels)   # bars a panel: names upright beyond eight
+    fig = _fig(max(3, 0.22 * n) * len(panels), 2.8 + (0.5 if n > 8 else 0)); axs = np.atleast_1d(fig.subplots(1, len(panels)))
     for a, (task, key, label) in zip(axs, panels):
         df = tidy(select(runs, task=task), key)
         _bar_panel(a, df, label)
@@ -358,16 +359,21 @@ def fig_synthetic(runs:list[dict]):
         df = tidy(rs, 'acc_by_len'); hues = pe_hues(df.pe)
         if len(df): sns.lineplot(data=df, x='length', y='value', hue='pe', hue_order=hues, palette=pe_palette(hues), style='pe',
                                  style_order=hues, markers={p: pe_marker(p) for p in hues}, dashes=False, markersize=4, mew=0,
-                                 lw=1.2, errorbar='sd', legend=a is axs[0], ax=a)
+                                 lw=1.2, errorbar='sd', legend=True, ax=a)
         tl = next((r['metrics']['train_max_len'] for r in rs if r['metrics'].get('train_max_len')), None)
         if len(df) and df.length.max() > 32: a.set_xscale('log', base=2)   # up to 32, every length on a linear axis
         if tl:
             a.axvline(tl, color='k', ls='--', lw=1); a.axvspan(tl, a.get_xlim()[1], color='0.9', zorder=0)
             a.text(tl, 0.02, ' train max', fontsize=7)
         a.set(title=task, xlabel='length', ylabel='accuracy', ylim=(-0.02, 1.02))
-    if (lg := axs[0].get_legend()) is not None:
-        h, l = axs[0].get_legend_handles_labels(); lg.remove()
-        fig.legend(h, l, loc='outside right upper', fontsize=7, frameon=False)
+    keys = {}   # one legend for the figure: every encoding of any panel (the first task may lack some)
+    for a in axs:
+        if (lg := a.get_legend()) is None: continue
+        for h, l in zip(*a.get_legend_handles_labels()): keys.setdefault(l, h)
+        lg.remove()
+    if keys:
+        order = pe_hues(pd.Series(list(keys)))
+        fig.legend([keys[l] for l in order], order, loc='outside right upper', fontsize=7, frameon=False)
     return fig
 
 # %% ../nbs/11_figures.ipynb #6e4f4f97
