@@ -453,7 +453,8 @@ def fig_speed_params(runs:list[dict]):
     "Training tokens/s and parameters (positional vs other) per encoding, one row per task."
     tasks = tasks_of(runs)
     if not tasks: raise NoData('no finished run')
-    fig = _fig(8, 2.4 * len(tasks)); axs = fig.subplots(len(tasks), 2, squeeze=False)
+    n = max(len(by_pe(select(runs, task=t))) for t in tasks)   # bars a panel: names upright beyond eight
+    fig = _fig(max(8, 0.44 * n), (2.4 if n <= 8 else 3.0) * len(tasks)); axs = fig.subplots(len(tasks), 2, squeeze=False)
     for row, task in zip(axs, tasks):
         rs = select(runs, task=task)
         _bar_panel(row[0], tidy(rs, 'tok_per_s'), 'tokens / s')
@@ -465,7 +466,7 @@ def fig_speed_params(runs:list[dict]):
         sns.barplot(data=p, x='pe', y='all', hue='pe', order=hues, hue_order=hues, palette=pe_palette(hues), saturation=1,
                     errorbar=None, legend=False, ax=row[1])
         sns.barplot(data=p, x='pe', y='params.other', order=hues, color='0.75', saturation=1, errorbar=None, ax=row[1])
-        row[1].set_xticks(range(len(hues)), hues, rotation=30, fontsize=8)
+        row[1].set_xticks(range(len(hues)), hues, rotation=30 if len(hues) <= 8 else 90, fontsize=8)
         row[1].set(title=f'{task}: parameters', xlabel='', ylabel='count'); row[1].title.set_fontsize(9)
         row[1].legend(handles=[Patch(color='0.75', label='other'), Patch(facecolor='w', edgecolor='k', lw=0.5, label='positional (its colour)')],
                       loc='lower right', fontsize=7)
