@@ -373,6 +373,7 @@ def _failed_note(ctx, task) -> str:
 
 # %% ../nbs/12_report.ipynb #39c67ae3
 _bleu = lambda r: (r['metrics'].get('bleu') or {}).get('beam')
+_val_loss = lambda r: r['metrics'].get('val_loss')
 
 LOW_BLEU = 10  # below this best mean beam BLEU, the report says the models have only begun to translate
 
@@ -815,7 +816,7 @@ def conclusion_vaswani(ctx, tasks:list=None) -> list[str]:
     out = []
     for t in _in(tasks_of(ctx.runs, 'seq2seq') + tasks_of(ctx.runs, 'lm'), tasks):
         tr = tasks_of(ctx.runs, 'seq2seq')
-        c = compare(ctx, t, 'learnable', 'sinusoidal', _bleu if t in tr else (lambda r: r['metrics'].get('val_loss')),
+        c = compare(ctx, t, 'learnable', 'sinusoidal', _bleu if t in tr else _val_loss,
                     boot_metric='bleu' if t in tr else None)
         what = 'beam BLEU' if t in tr else 'validation loss (nats)'
         if c is None: out.append(f'On {t}, learned and sinusoidal encodings cannot be compared: one of them has no finished run.'); continue
@@ -951,7 +952,7 @@ def conclusion_haviv(ctx, tasks:list=None) -> list[str]:
         if 'none' not in c['dist'] or not absolute:
             out.append(f"On {t}, NoPE and a trained absolute encoding are not both there, so Haviv et al. (2022) cannot be checked."); continue
         a = max(absolute, key=c['dist'].get)
-        cmp = compare(ctx, t, 'none', a, lambda r: r['metrics'].get('val_loss'))
+        cmp = compare(ctx, t, 'none', a, _val_loss)
         base = f"{c['baseline_name']} ({num(c['baseline'], 3)} nats)"
         if c['kind'] == 'mlm':
             out.append(f"On {t}, NoPE ends {num(c['dist']['none'], 3)} nats below the {base}, {a} {num(c['dist'][a], 3)}; NoPE − {a} "
@@ -1016,7 +1017,6 @@ def repeated_sentences(md:str, # a report in Markdown
     return {s: n for s, n in seen.items() if n > 1}
 
 # %% ../nbs/12_report.ipynb #400c45e8
-_val_loss = lambda r: r['metrics'].get('val_loss')
 HEADLINE = {'seq2seq': ('beam BLEU', _bleu, 1, 'bleu', 2), 'lm': ('validation loss (nats)', _val_loss, -1, None, 3),
             'mlm': ('validation loss (nats)', _val_loss, -1, None, 3),
             'synthetic': ('accuracy beyond the training length', lambda r: r['metrics'].get('acc_ood'), 1, None, 3)}
@@ -1190,14 +1190,16 @@ def headline(runs:list[dict],
                          per_pe('shakespeare', _sliding_last), False, 3))
     if select(runs, task='shakespeare-mlm'):
         cols.append(('MLM bits/masked char ↓', per_pe('shakespeare-mlm', lambda m: m.get('val_bpt_masked')), False, 3))
+    first_tr = len(cols)
     for t in tasks_of(runs, 'seq2seq'):
         cols.append((f'{t} BLEU ↑', per_pe(t, lambda m: (m.get('bleu') or {}).get('beam')), True, 2))
         for n in extra_test_sets(select(runs, task=t)):   # a second test set scored on its own (held-out Tatoeba): the in-domain score
             cols.append((f'{t} BLEU, {n} ↑', per_pe(t, lambda m, n=n: ((m.get('by_test_set') or {}).get(n) or {}).get('bleu')), True, 2))
+    tr = range(first_tr, len(cols))   # the translation columns
     cols += _synthetic_cols(runs)
     if part is not None:
         if part not in ('translation', 'other'): raise ValueError(f"part={part!r}: use 'translation', 'other' or None")
-        cols = [c for c in cols if ('BLEU' in c[0]) == (part == 'translation')]
+        cols = [c for i, c in enumerate(cols) if (i in tr) == (part == 'translation')]
     g = by_pe(runs)
     if part is not None: g = {pe: rs for pe, rs in g.items() if any(pe in vals for _, vals, _, _ in cols)}   # encodings that ran these
     return ['encoding'] + [c[0] for c in cols], _glance_rows(cols, g), len(runs)
@@ -1215,13 +1217,13 @@ def headline_markdown(runs, label:str|None='glance') -> str:
     took = f'{wall / 3600:.1f} h' if wall >= 3600 else f'{wall / 60:.0f} min'
     cap = (f'{n} finished runs, seeds {", ".join(map(str, seeds))}; mean ± std over seeds, best mean in bold; '
            f'the runs took {took} of wall time in all. Loss: validation loss in nats (sliding window).')
-    caps = {'other': cap, 'translation': ('Translation: beam BLEU on each task\'s official test sets and on its second test set, '
-                                          'scored on its own; mean ± std over seeds, best mean in bold.')}
-    if len(tabs) == 1 or tabs[0][0] == 'translation': caps['translation'] += ' ' + cap
+    tr_cap = ('Translation: beam BLEU on each task\'s official test sets and on its second test set, scored on its own; '
+              'mean ± std over seeds, best mean in bold.')
     out = []
-    for i, (p, header, rows, _) in enumerate(tabs):   # two tables: ten columns do not fit a page
-        if label is None: out.append(md_table(header, rows) + '\n' + caps[p] + '\n')
-        else: out.append(md_table(header, rows, caps[p], label if i == 0 else f'{label}-{p}'))
+    for i, (p, header, rows, _) in enumerate(tabs):   # two tables: ten columns do not fit a page; the first says what all are
+        c = cap if p == 'other' else tr_cap + ('' if i else ' ' + cap)
+        if label is None: out.append(md_table(header, rows) + '\n' + c + '\n')
+        else: out.append(md_table(header, rows, c, label if i == 0 else f'{label}-{p}'))
     return '\n'.join(out)
 
 # %% ../nbs/12_report.ipynb #e22fdca5
