@@ -18,11 +18,11 @@ from .results import (NoData, read_run, load_runs, pe_order, pe_rank, task_rank,
                             mean_std, ci95_interval, tidy, tidy_log, sentence_stats, score_from_stats, bootstrap_scores, metric_at)
 
 # %% auto #0
-__all__ = ['log', 'PE_COLORS', 'PE_MARKERS', 'ATTN_KINDS', 'FIGURES', 'pe_color', 'pe_marker', 'pe_hues', 'pe_palette',
-           'pe_params', 'trained_param', 'trained_positions', 'fig_pe_tables', 'fig_clock_hands', 'fig_dot_distance',
-           'mds2', 'fig_mds', 'fig_rope_distance', 'fig_bias_matrices', 'scheme_attention', 'fig_schemes',
-           'fig_loss_curves', 'fig_translation', 'fig_lm', 'fig_synthetic', 'fig_passkey', 'fig_extrapolation',
-           'fig_speed_params', 'read_attention', 'fig_attention', 'draw_all']
+__all__ = ['log', 'PE_COLORS', 'PE_MARKERS', 'UPRIGHT_BEYOND', 'ATTN_KINDS', 'FIGURES', 'pe_color', 'pe_marker', 'pe_hues',
+           'pe_palette', 'pe_params', 'trained_param', 'trained_positions', 'fig_pe_tables', 'fig_clock_hands',
+           'fig_dot_distance', 'mds2', 'fig_mds', 'fig_rope_distance', 'fig_bias_matrices', 'scheme_attention',
+           'fig_schemes', 'fig_loss_curves', 'fig_translation', 'fig_lm', 'fig_synthetic', 'fig_passkey',
+           'fig_extrapolation', 'fig_speed_params', 'read_attention', 'fig_attention', 'draw_all']
 
 # %% ../nbs/11_figures.ipynb #5dfac7c8
 log = logging.getLogger('posenc.figures')
@@ -279,6 +279,12 @@ def fig_loss_curves(runs:list[dict], # loaded runs (finished and failed ones bot
     return fig
 
 # %% ../nbs/11_figures.ipynb #2a07abeb
+UPRIGHT_BEYOND = 8   # encodings on an x axis beyond which their names stand upright (rotated, they overlap)
+
+def _xnames(ax, names:list):
+    "Encoding names as x tick labels: slanted for a few, upright beyond `UPRIGHT_BEYOND`."
+    ax.set_xticks(range(len(names)), names, rotation=30 if len(names) <= UPRIGHT_BEYOND else 90, fontsize=8)
+
 def _bar_panel(ax, df:pd.DataFrame, # tidy rows of one measure (`posenc.results.tidy`)
                ylabel:str, boot:dict=None, # {pe: bootstrap replicates}, drawn as a grey interval
                horizontal:bool=False): # encodings down the y axis, bars along x (readable names with many encodings)
@@ -298,7 +304,7 @@ def _bar_panel(ax, df:pd.DataFrame, # tidy rows of one measure (`posenc.results.
             if horizontal: l.set_ydata(np.asarray(l.get_ydata(), float) + 0.2)
             else: l.set_xdata(np.asarray(l.get_xdata(), float) + 0.2)
     if horizontal: ax.set_yticks(range(len(order)), order, fontsize=8); ax.set(ylabel='', xlabel=ylabel)
-    else: ax.set_xticks(range(len(order)), order, rotation=30 if len(order) <= 8 else 90, fontsize=8); ax.set(xlabel='', ylabel=ylabel)
+    else: _xnames(ax, order); ax.set(xlabel='', ylabel=ylabel)
 
 def fig_translation(runs:list[dict], # loaded runs
                     n_boot:int=1000): # bootstrap resamples of the scored test (0: seed intervals only)
@@ -338,7 +344,7 @@ def fig_lm(runs:list[dict]):
              [(t, 'val_bpt_masked', 'bits per masked token') for t in tasks_of(runs, 'mlm')]
     if not panels: raise NoData('no finished language-model run (lm or mlm)')
     n = max(len(by_pe(select(runs, task=t))) for t, _, _ in panels)   # bars a panel: names upright beyond eight
-    fig = _fig(max(3, 0.22 * n) * len(panels), 2.8 + (0.5 if n > 8 else 0)); axs = np.atleast_1d(fig.subplots(1, len(panels)))
+    fig = _fig(max(3, 0.22 * n) * len(panels), 2.8 + (0.5 if n > UPRIGHT_BEYOND else 0)); axs = np.atleast_1d(fig.subplots(1, len(panels)))
     for a, (task, key, label) in zip(axs, panels):
         df = tidy(select(runs, task=task), key)
         _bar_panel(a, df, label)
@@ -454,7 +460,7 @@ def fig_speed_params(runs:list[dict]):
     tasks = tasks_of(runs)
     if not tasks: raise NoData('no finished run')
     n = max(len(by_pe(select(runs, task=t))) for t in tasks)   # bars a panel: names upright beyond eight
-    fig = _fig(max(8, 0.44 * n), (2.4 if n <= 8 else 3.0) * len(tasks)); axs = fig.subplots(len(tasks), 2, squeeze=False)
+    fig = _fig(max(8, 0.44 * n), (2.4 if n <= UPRIGHT_BEYOND else 3.0) * len(tasks)); axs = fig.subplots(len(tasks), 2, squeeze=False)
     for row, task in zip(axs, tasks):
         rs = select(runs, task=task)
         _bar_panel(row[0], tidy(rs, 'tok_per_s'), 'tokens / s')
@@ -466,7 +472,7 @@ def fig_speed_params(runs:list[dict]):
         sns.barplot(data=p, x='pe', y='all', hue='pe', order=hues, hue_order=hues, palette=pe_palette(hues), saturation=1,
                     errorbar=None, legend=False, ax=row[1])
         sns.barplot(data=p, x='pe', y='params.other', order=hues, color='0.75', saturation=1, errorbar=None, ax=row[1])
-        row[1].set_xticks(range(len(hues)), hues, rotation=30 if len(hues) <= 8 else 90, fontsize=8)
+        _xnames(row[1], hues)
         row[1].set(title=f'{task}: parameters', xlabel='', ylabel='count'); row[1].title.set_fontsize(9)
         row[1].legend(handles=[Patch(color='0.75', label='other'), Patch(facecolor='w', edgecolor='k', lw=0.5, label='positional (its colour)')],
                       loc='lower right', fontsize=7)
