@@ -327,7 +327,8 @@ def attention_maps(model:nn.Module, # any posenc model
                    tgt_in:torch.Tensor=None, # (T,) or (1, T) decoder input of an encoder–decoder
                   ) -> dict:
     "Attention weights for one input: {'encoder_self' | 'decoder_self' | 'cross': [per layer (H, Tq, Tk)]}."
-    two = lambda t: t if t is None or t.ndim == 2 else t[None]
+    dev = next(model.parameters()).device   # inputs follow the model (a model trained on a GPU, tokens made on the CPU)
+    two = lambda t: t if t is None else (t if t.ndim == 2 else t[None]).to(dev)
     ids, src, tgt_in = two(ids), two(src), two(tgt_in)
     was = model.training; model.eval()
     try:

@@ -40,8 +40,10 @@ _COMMON = dict(
     # train
     optimizer='adamw', betas=(0.9, 0.98), lr=2e-3, schedule='cosine', warmup=10, min_lr_ratio=0.1, weight_decay=0.01, label_smoothing=0.,
     clip=1.0, steps=30, token_budget=None, eval_every=0, log_every=10, ckpt_every=0,
+    amp=True,                       # bf16 autocast on CUDA (the CPU trains in float32 whatever it says)
     # machine
-    device='auto', threads=None, progress=None)
+    device='auto', threads=None, progress=None,
+    flex=True)                      # CUDA: logit terms through FlexAttention (False: the explicit path, same function)
 _KIND = dict(
     lm=dict(block_size=64, batch_size=16, eval_tokens=2048, extrap_factors=(1, 2, 4, 8), extrap_tokens=None,
             extrap_stride=0.25, attn_len=64),
@@ -102,9 +104,9 @@ PARAM_SPECS = dict(
     # train
     optimizer=('adamw', 'adam'), betas='pair in [0, 1)', lr='number > 0', schedule=SCHEDULES, warmup='int ≥ 0',
     min_lr_ratio='number in [0, 1]', weight_decay='number ≥ 0', label_smoothing='number in [0, 1)', clip='number ≥ 0',
-    steps='int ≥ 1', token_budget='int ≥ 1', eval_every='int ≥ 0', log_every='int ≥ 0', ckpt_every='int ≥ 0',
+    steps='int ≥ 1', token_budget='int ≥ 1', eval_every='int ≥ 0', log_every='int ≥ 0', ckpt_every='int ≥ 0', amp='bool',
     # machine
-    device='str', threads='int ≥ 1', progress='bool',
+    device='str', threads='int ≥ 1', progress='bool', flex='bool',
     # lm and mlm
     block_size='int ≥ 1', batch_size='int ≥ 1', eval_tokens='int ≥ 1', extrap_factors='factors', extrap_tokens='int ≥ 1',
     extrap_stride='number in (0, 1]', attn_len='int ≥ 1', mask_p='number in (0, 1]',
@@ -116,7 +118,7 @@ PARAM_SPECS = dict(
     train_max_len='int ≥ 1', test_max_len='int ≥ 1', test_lengths='lengths', n_train='int ≥ 1', n_valid='int ≥ 1', n_test_per_length='int ≥ 1',
     data_seed='int')
 NULLABLE = ('steps', 'eval_tokens', 'train_size', 'valid_size', 'test_size')  # None also accepted (besides None defaults)
-MACHINE_PARAMS = ('device', 'threads', 'progress')   # may change between sittings without changing the run
+MACHINE_PARAMS = ('device', 'threads', 'progress', 'flex')   # may change between sittings without changing the run
 EVAL_PARAMS = dict(lm=('extrap_factors', 'extrap_tokens', 'extrap_stride', 'attn_len'), mlm=('attn_len',),
                    seq2seq=('test_size', 'beam_size', 'length_penalty', 'max_len_a', 'max_len_b', 'decode_batch', 'n_examples'),
                    synthetic=('test_max_len', 'test_lengths', 'n_test_per_length'))   # options of the final evaluation only
@@ -389,7 +391,14 @@ def _train_config(p, seed) -> TrainConfig:
     return TrainConfig(optimizer=p['optimizer'], betas=tuple(p['betas']), lr=p['lr'], weight_decay=p['weight_decay'], schedule=p['schedule'],
                        warmup=p['warmup'], min_lr_ratio=p['min_lr_ratio'], label_smoothing=p['label_smoothing'], clip=p['clip'],
                        max_steps=p['steps'], max_tokens=p['token_budget'], eval_every=p['eval_every'], log_every=p['log_every'],
-                       ckpt_every=p['ckpt_every'], seed=seed, device=p['device'], progress=p['progress'])
+                       ckpt_every=p['ckpt_every'], seed=seed, device=p['device'], amp=p['amp'], progress=p['progress'])
+
+def _build_model(kind, mcfg:ModelConfig, flex:bool=True) -> torch.nn.Module:
+    "The run's model; `flex=False` sends its attention on CUDA down the explicit path instead of FlexAttention."
+    model = build_model(_MODEL_KIND[kind], mcfg)
+    for m in model.modules():
+        if hasattr(m, 'use_flex'): m.use_flex = flex
+    return model
 
 # %% ../nbs/09_recipes.ipynb #a824ebbd
 def _token_strs(tok, ids) -> list[str]:
@@ -503,7 +512,7 @@ def run_experiment(task:str, # a name from `task_names()`
             prep = _PREPARE[kind](task, p, seed)
         seed_everything(seed)
         mcfg = _model_config(p, prep, pe)
-        model = build_model(_MODEL_KIND[kind], mcfg)
+        model = _build_model(kind, mcfg, p['flex'])
         _check_reach(model, task, kind, p, prep, pe)
         tcfg = _train_config(p, seed)
         config.update(model=asdict(mcfg), train=asdict(tcfg), data=prep.data)
@@ -537,7 +546,7 @@ def recipe_parts(task:str, # a name from `task_names()`
     if p['threads']: torch.set_num_threads(p['threads'])
     prep = _PREPARE[kind](task, p, seed)
     seed_everything(seed)
-    return RecipeParts(p, prep, build_model(_MODEL_KIND[kind], _model_config(p, prep, pe)), _train_config(p, seed))
+    return RecipeParts(p, prep, _build_model(kind, _model_config(p, prep, pe), p['flex']), _train_config(p, seed))
 
 # %% ../nbs/09_recipes.ipynb #b803d846
 CONTRACT_KEYS = dict(
@@ -599,7 +608,7 @@ def evaluate_run(run_dir:str|Path, # a run folder whose training finished (`chec
     t0 = time.perf_counter()
     if p['threads']: torch.set_num_threads(p['threads'])
     prep = _PREPARE[kind](task, p, seed)
-    model = build_model(_MODEL_KIND[kind], ModelConfig(**cfg['model']))   # exactly the model that was trained
+    model = _build_model(kind, ModelConfig(**cfg['model']), p['flex'])   # exactly the model that was trained
     trainer = Trainer(model, prep.get_batch, _train_config(p, seed), prep.eval_fn, d)
     trainer.load_state_dict(state); trainer.resumed_from, trainer.log = trainer.step, read_jsonl(d/'log.jsonl')
     if not trainer.done(): raise ValueError(
