@@ -14,7 +14,7 @@ from matplotlib import rc_context
 from matplotlib.figure import Figure
 from matplotlib.patches import Patch
 from .encodings import make_pe, sinusoid_table, alibi_slopes
-from .results import (NoData, read_run, load_runs, pe_order, pe_rank, task_rank, select, tasks_of, by_pe,
+from .results import (NoData, read_run, load_runs, pe_order, pe_rank, task_rank, select, tasks_of, by_pe, by_device,
                             mean_std, ci95_interval, tidy, tidy_log, sentence_stats, score_from_stats, bootstrap_scores, metric_at)
 
 # %% auto #0
@@ -463,8 +463,10 @@ def fig_speed_params(runs:list[dict]):
     fig = _fig(max(8, 0.44 * n), (2.4 if n <= UPRIGHT_BEYOND else 3.0) * len(tasks)); axs = fig.subplots(len(tasks), 2, squeeze=False)
     for row, task in zip(axs, tasks):
         rs = select(runs, task=task)
-        _bar_panel(row[0], tidy(rs, 'tok_per_s'), 'tokens / s')
-        row[0].set_title(f'{task}: training throughput', fontsize=9)
+        devs = by_device(rs)   # throughput compares within one device: the one with the most runs, named when there are more
+        dev, on = next(iter(devs.items()))
+        _bar_panel(row[0], tidy(on, 'tok_per_s'), 'tokens / s')
+        row[0].set_title(f'{task}: training throughput' + (f' ({dev} runs)' if len(devs) > 1 else ''), fontsize=9)
         p = tidy(rs, 'params.pe', 'params.other').pivot_table(index=['id', 'pe'], columns='metric', values='value').reset_index()
         p = p.reindex(columns=['id', 'pe', 'params.pe', 'params.other']).fillna(0.)
         p['all'] = p['params.pe'] + p['params.other']

@@ -8,7 +8,7 @@ import collections, json, math, os, re
 from pathlib import Path
 import numpy as np
 import logging
-from .results import (NoData, load_runs, select, tasks_of, by_pe, pe_rank, pe_order, mean_std, pe_means, best_pe,
+from .results import (NoData, load_runs, select, tasks_of, by_pe, by_device, pe_rank, pe_order, mean_std, pe_means, best_pe,
                             bootstrap_scores, welch, ci95, boot_p, task_rank, mean_reciprocal_rank, metric_at, failure_cause)
 from .render import FORMATS, render
 
@@ -202,6 +202,13 @@ def _setup_failed(ctx:ReportContext) -> str:
             + '\n'.join(f"- `{r['id']}`: {md_escape(failure_cause(r))}" for r in bad) + '\n')
 
 # %% ../nbs/12_report.ipynb #23282d5b
+def _timing(rs:list[dict], key:str, nd:int, get=None) -> str:
+    "Mean ± std of a timing over runs; per device, each with its number of runs, when they trained on more than one."
+    get = get or (lambda r: r['metrics'].get(key))
+    g = by_device(rs)
+    if len(g) <= 1: return pm([get(r) for r in rs], nd)
+    return ' · '.join(f"{pm([get(r) for r in v], nd)} ({md_escape(d)}, {len(v)})" for d, v in g.items())
+
 def _setup_models(ctx:ReportContext) -> str:
     "The table of model sizes and budgets, then the recipe parameters of each task's first run."
     rows, recipes = [], []
@@ -213,11 +220,12 @@ def _setup_models(ctx:ReportContext) -> str:
         rows.append([t, m.get('d_model', '—'), m.get('n_heads', '—'),
                      f"{m.get('n_layers', '—')}+{m.get('n_dec_layers', '—')}" if rs[0]['kind'] == 'seq2seq' else m.get('n_layers', '—'),
                      m.get('d_ff', '—'), (f'{num(min(tot), 0)}–{num(max(tot), 0)}' if tot and min(tot) != max(tot) else num(tot[0], 0) if tot else '—'),
-                     pm([r['metrics'].get('train_tokens') for r in done], 0), pm([r['metrics'].get('wall_s') for r in done], 1)])
+                     pm([r['metrics'].get('train_tokens') for r in done], 0), _timing(done, 'wall_s', 1)])
         recipes.append(f"- {t}: " + md_escape(_scalar_items(_first(rs, 'config', 'params', default={}),
                                                              skip=('device', 'threads', 'progress', 'd_model', 'n_heads', 'n_layers', 'n_dec_layers', 'd_ff'))))
     return '\n'.join([md_table(['task', '$d$', 'heads', 'layers', '$d_{ff}$', 'parameters', 'tokens trained', 'wall s'],
-                               rows, 'Models and budgets (parameters: range over encodings; tokens and wall time: mean ± std over finished runs).',
+                               rows, 'Models and budgets (parameters: range over encodings; tokens and wall time: mean ± std over finished runs, the wall '
+                               'time per device, with its number of runs, where a task trained on more than one).',
                                'setup-models'),
                       'Recipe parameters (optimiser, schedule, budget, data sizes) of the first run of each task:\n\n' + '\n'.join(recipes) + '\n'])
 
@@ -723,12 +731,12 @@ def sec_speed(ctx:ReportContext) -> str:
         for t in tasks:
             for pe, rs in by_pe(select(ctx.runs, task=t)).items():
                 p = rs[0]['metrics'].get('params') or {}
-                rows.append([t, pe, pm([r['metrics'].get('tok_per_s') for r in rs], 0), num(p.get('total'), 0), num(p.get('pe'), 0),
-                             pm([_beam(r['metrics'].get('decode_sent_per_s')) for r in rs], 1) if rs[0]['kind'] == 'seq2seq' else ''])
+                rows.append([t, pe, _timing(rs, 'tok_per_s', 0), num(p.get('total'), 0), num(p.get('pe'), 0),
+                             _timing(rs, None, 1, lambda r: _beam(r['metrics'].get('decode_sent_per_s'))) if rs[0]['kind'] == 'seq2seq' else ''])
         out.append('Throughput is measured by each run on its own machine (see @sec-setup), so it compares encodings '
                    'only within one task and profile' + _see(ctx, 'speed_params') + '.\n')
         out.append(md_table(['task', 'encoding', 'train tokens/s', 'parameters', 'positional parameters', 'decoded sentences/s (beam)'], rows,
-                            'Training throughput (mean ± std over seeds) and parameter counts.', 'speed'))
+                            'Training throughput (mean ± std over seeds; per device, with its number of runs, where runs trained on more than one) and parameter counts.', 'speed'))
         out.append(ctx.figure('speed_params', 'Training tokens per second and parameters (positional part coloured) per encoding.'))
     else: out.append('No finished runs, so no throughput was measured.\n')
     bench = _bench_tables(ctx)
@@ -1259,13 +1267,16 @@ def sec_scope(ctx:ReportContext) -> str:
     pes = list(by_pe(done))
     seeds = sorted({len({r['seed'] for r in select(done, task=t)}) for t in tasks})
     walls = [w for r in done if isinstance(w := r['metrics'].get('train_wall_s'), (int, float))]
+    dev = {d: [w for r in v if isinstance(w := r['metrics'].get('train_wall_s'), (int, float))] for d, v in by_device(done).items()}
+    median = ' and '.join(f"{num(float(np.median(w)), 0)} s" + (f" on {'the CPU' if d == 'CPU' else md_escape(d)}" if len(dev) > 1 else '')
+                          for d, w in dev.items() if w)
     ok = [t for t in tasks if _passed_median(ctx, t)]
     full = 'full' in {r['profile'] for r in ctx.runs}
     n_seeds = 'one seed' if seeds == [1] else f"{' to '.join(map(str, dict.fromkeys([seeds[0], seeds[-1]])))} seeds"
     short = bool(walls) and float(np.median(walls)) < 300
     out = ['# What these runs can tell {#sec-scope}\n',
            f"{len(done)} finished runs: {len(pes)} encodings on {len(tasks)} tasks, {n_seeds} per encoding and task"
-           + (f", each trained for a median of {num(float(np.median(walls)), 0)} s ({num(sum(walls) / 60, 0)} min of training in all)"
+           + (f", each trained for a median of {median} ({num(sum(walls) / 60, 0)} min of training in all)"
               if walls else '') + '.\n']
     can = (f"whether the encodings learn each task at this budget: the median encoding passed the training check on "
            f"{len(ok)} of {len(tasks)} tasks (@sec-trained)"

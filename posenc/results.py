@@ -11,10 +11,10 @@ from .tasks import TASK_KINDS
 
 # %% auto #0
 __all__ = ['RUN_FILES', 'TIDY_COLUMNS', 'TIME_TARGETS', 'MEM_TARGETS', 'NoData', 'read_run', 'failure_cause', 'pe_order',
-           'pe_rank', 'run_dirs', 'load_runs', 'select', 'task_rank', 'tasks_of', 'by_pe', 'mean_std', 'ci95',
-           'ci95_interval', 'pe_means', 'best_pe', 'metric_at', 'tidy', 'tidy_log', 'sentence_stats',
-           'score_from_stats', 'bootstrap_scores', 't_pvalue', 'welch', 'boot_p', 'pe_category', 'bench_targets',
-           'targets_table', 'mean_reciprocal_rank']
+           'pe_rank', 'run_dirs', 'load_runs', 'select', 'task_rank', 'tasks_of', 'by_pe', 'device_of', 'by_device',
+           'mean_std', 'ci95', 'ci95_interval', 'pe_means', 'best_pe', 'metric_at', 'tidy', 'tidy_log',
+           'sentence_stats', 'score_from_stats', 'bootstrap_scores', 't_pvalue', 'welch', 'boot_p', 'pe_category',
+           'bench_targets', 'targets_table', 'mean_reciprocal_rank']
 
 # %% ../nbs/10b_results.ipynb #761c6c10
 class NoData(Exception):
@@ -146,6 +146,17 @@ def by_pe(runs:list[dict]) -> dict[str, list[dict]]:
     out = {}
     for r in sorted(runs, key=lambda r: (pe_rank(r['pe']), r['pe'], r['seed'] or 0)): out.setdefault(r['pe'], []).append(r)
     return out
+
+# %% ../nbs/10b_results.ipynb #05e00e9e
+def device_of(run:dict) -> str:
+    "Where a run trained: the name of its GPU (`config.json`'s machine.accelerator), or 'CPU'."
+    return ((run.get('config') or {}).get('machine') or {}).get('accelerator') or 'CPU'
+
+def by_device(runs:list[dict]) -> dict[str, list[dict]]:
+    "Runs grouped by `device_of`, the device with the most runs first (ties: the CPU first, then by name)."
+    g = {}
+    for r in runs: g.setdefault(device_of(r), []).append(r)
+    return dict(sorted(g.items(), key=lambda kv: (-len(kv[1]), kv[0] != 'CPU', kv[0])))
 
 # %% ../nbs/10b_results.ipynb #9431ad96
 _T975 = [12.706, 4.303, 3.182, 2.776, 2.571, 2.447, 2.365, 2.306, 2.262, 2.228, 2.201, 2.179, 2.160, 2.145, 2.131,
