@@ -8,17 +8,24 @@ import functools
 from dataclasses import dataclass, field
 from pathlib import Path
 from .io import project_root
+from collections.abc import Mapping
+from .kinds import KINDS, get_kind, on_kind
 from .tasks import TASK_KINDS
 
 # %% auto #0
-__all__ = ['SYNTHETIC_TASKS', 'TRANSLATION_TASKS', 'TASK_TEMPLATES', 'PROFILE_KEYS', 'PROFILES', 'templates_dir', 'template_path',
-           'task_available', 'profiles_dir', 'load_profile', 'is_profile_file', 'profile_name', 'get_profile', 'Job',
-           'plan', 'skips_task', 'template_params', 'check_params', 'check_profile']
+__all__ = ['TASK_TEMPLATES', 'PROFILE_KEYS', 'PROFILES', 'templates_dir', 'template_path', 'task_available', 'profiles_dir',
+           'load_profile', 'is_profile_file', 'profile_name', 'get_profile', 'Job', 'plan', 'skips_task',
+           'template_params', 'check_params', 'check_profile']
 
 # %% ../nbs/09b_profiles.ipynb #d0e8d948
-SYNTHETIC_TASKS = tuple(t for t, k in TASK_KINDS.items() if k == 'synthetic')     # all derived from the one registry
-TRANSLATION_TASKS = tuple(t for t, k in TASK_KINDS.items() if k == 'seq2seq')
-TASK_TEMPLATES = {t: 'translation' if k == 'seq2seq' else k for t, k in TASK_KINDS.items()}   # the template of each task
+class _TaskTemplates(Mapping):
+    "Task → its kind's template, read from `TASK_KINDS` and `KINDS` at each look-up (a task registered later is there at once)."
+    def __getitem__(self, task): return KINDS[TASK_KINDS[task]].template
+    def __iter__(self): return iter(TASK_KINDS)
+    def __len__(self): return len(TASK_KINDS)
+    def __repr__(self): return repr(dict(self))
+
+TASK_TEMPLATES = _TaskTemplates()   # the template of each task
 
 def templates_dir() -> Path:
     "The folder of the experiment templates (`nbs/experiments` of the project)."
@@ -38,14 +45,26 @@ def task_available(task:str, # a key of `TASK_TEMPLATES`
                   ) -> bool:
     "True when the data `task` needs is on this machine (or, with `download`, could be fetched)."
     from posenc import data
-    if task in SYNTHETIC_TASKS or task not in TASK_TEMPLATES: return True
-    try:
-        if task.startswith('shakespeare'): data.locate(data.DataFile(('tinyshakespeare/input.txt',), 'tinyshakespeare'), download=download)
-        else:
-            spec = data.CORPORA[task]
-            data.resolve_sets(spec.train + spec.valid + spec.test, download=download)
-        return True
+    if task not in TASK_KINDS: return True
+    try: return get_kind(TASK_KINDS[task]).hook('available')(task, download)
     except (data.DataError, OSError): return False
+
+@on_kind('synthetic', 'available')
+def _generated(task, download): return True   # made from a seed: nothing to find
+
+@on_kind('lm', 'available')
+@on_kind('mlm', 'available')
+def _shakespeare(task, download):
+    from posenc import data
+    data.locate(data.DataFile(('tinyshakespeare/input.txt',), 'tinyshakespeare'), download=download)
+    return True
+
+@on_kind('seq2seq', 'available')
+def _corpus(task, download):
+    from posenc import data
+    spec = data.CORPORA[task]
+    data.resolve_sets(spec.train + spec.valid + spec.test, download=download)
+    return True
 
 # %% ../nbs/09b_profiles.ipynb #d22b686c
 try: import tomllib   # Python ≥ 3.11
@@ -148,7 +167,9 @@ def get_profile(name:str|Path|dict, # a key of `PROFILES`, a path to a TOML prof
     return prof
 
 # %% ../nbs/09b_profiles.ipynb #7bc660a6
-_COST = {'translation': 0, 'lm': 1, 'mlm': 2, 'synthetic': 3}
+def _kind(task:str):
+    "The `TaskKind` of `task` (None for a task only a template override knows)."
+    return KINDS.get(TASK_KINDS.get(task))
 
 @dataclass
 class Job:
@@ -177,7 +198,7 @@ def plan(profile:str|dict='smoke', # a key of `PROFILES` or a profile dict
         bad = [x for x in (got or []) if x not in valid]
         if bad: raise ValueError(f"{what}(s) {bad} not in profile {prof['name']!r}: {list(valid)}")
     ts = [t for t in prof['tasks'] if not tasks or t in tasks]
-    ts.sort(key=lambda t: _COST.get(TASK_TEMPLATES.get(t), 9))
+    ts.sort(key=lambda t: k.cost if (k := _kind(t)) else 9)   # the costliest kinds first
     jobs = [Job(t, pe, s, prof['name'], prof['tasks'][t], str(template_path(t, templates)))
             for s in every if not seeds or s in seeds for t in ts if s in seeds_of(t) for pe in (pes or prof['pes'])
             if not skips_task(pe, t, prof['tasks'][t])]
@@ -189,11 +210,11 @@ def skips_task(pe:str, task:str,
     with `params`, also when `pe` is a per-layer schedule that gives every layer of the task's model the same scheme
     (`rope*3+none` on 2 or 3 layers is RoPE: a sweep would run RoPE again under another name)."""
     from posenc.encodings import is_pe, get_pe, is_schedule, parse_schedule
-    if is_pe(pe) and get_pe(pe).causal_only and TASK_TEMPLATES.get(task) in ('mlm', 'translation'): return True
+    if is_pe(pe) and get_pe(pe).causal_only and (k := _kind(task)) is not None and k.bidirectional: return True
     if params is None or not is_schedule(pe): return False
     from posenc.recipes import recipe_params
     p = {**recipe_params(task), **params}
-    depths = {p['n_layers'], (p.get('n_dec_layers') or p['n_layers']) if TASK_TEMPLATES.get(task) == 'translation' else p['n_layers']}
+    depths = {p['n_layers'], (p.get('n_dec_layers') or p['n_layers']) if (k := _kind(task)) and k.model == 'seq2seq' else p['n_layers']}
     return all(len(set(parse_schedule(pe, n))) == 1 for n in depths)
 
 # %% ../nbs/09b_profiles.ipynb #29e5aab8

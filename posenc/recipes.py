@@ -14,6 +14,7 @@ import posenc
 from .encodings import pe_names, make_pe, get_pe, pe_slug
 from .models import ModelConfig, build_model, param_counts
 from .data import get_corpus, tinyshakespeare, project_root
+from .kinds import KINDS, get_kind, on_kind
 from .tasks import TASK_KINDS, TASK_DEPTH, make_task, accuracy_by_length
 from .tokenize import (BOS_ID, EOS_ID, SPECIAL_TOKENS, N_SPECIAL, CharTokenizer, task_tokenizer, encode_task, bpe_tokenizer, encode_pairs, PairBatcher,
                              LMBatcher, collate_lm_task, collate_pairs)
@@ -26,10 +27,10 @@ from .evaluate import (rope_schemes, rope_scaling_eval, lm_metrics, mlm_metrics,
 from .decode import translate
 
 # %% auto #0
-__all__ = ['TEMPLATE_EXTRAS', 'PARAM_SPECS', 'NULLABLE', 'MACHINE_PARAMS', 'EVAL_PARAMS', 'CONTRACT_KEYS', 'TIMING_KEYS',
-           'task_names', 'task_kind', 'recipe_params', 'run_name', 'template_parameters', 'parameter_defaults',
-           'check_params', 'environment_info', 'StepBatches', 'RunResult', 'run_experiment', 'RecipeParts',
-           'recipe_parts', 'check_run_dir', 'comparable', 'evaluate_run']
+__all__ = ['TEMPLATE_EXTRAS', 'PARAM_SPECS', 'NULLABLE', 'MACHINE_PARAMS', 'CONTRACT_KEYS', 'TIMING_KEYS', 'task_names',
+           'task_kind', 'recipe_params', 'run_name', 'template_parameters', 'parameter_defaults', 'check_params',
+           'environment_info', 'StepBatches', 'RunResult', 'run_experiment', 'RecipeParts', 'recipe_parts',
+           'check_run_dir', 'comparable', 'evaluate_run']
 
 # %% ../nbs/09_recipes.ipynb #9a6b9965
 _COMMON = dict(
@@ -44,16 +45,6 @@ _COMMON = dict(
     # machine
     device='auto', threads=None, progress=None,
     flex=True)                      # CUDA: logit terms through FlexAttention (False: the explicit path, same function)
-_KIND = dict(
-    lm=dict(block_size=64, batch_size=16, eval_tokens=2048, extrap_factors=(1, 2, 4, 8), extrap_tokens=None,
-            extrap_stride=0.25, attn_len=64),
-    mlm=dict(block_size=64, batch_size=16, mask_p=0.15, eval_tokens=2048, attn_len=64),
-    seq2seq=dict(n_dec_layers=None, vocab_size=2000, batch_tokens=1024, max_src_len=64, max_tgt_len=64,
-                 train_size=None, valid_size=200, test_size=20, beam_size=4, length_penalty=1.0, max_len_a=1.5,
-                 max_len_b=5, decode_batch=64, n_examples=5, label_smoothing=0.1),
-    synthetic=dict(train_max_len=8, test_max_len=None, test_lengths=None, n_train=2000, n_valid=100, n_test_per_length=10,
-                   batch_size=32, data_seed=0, steps=40, lr=3e-3))
-
 def task_names() -> list[str]:
     "Every task `run_experiment` accepts."
     return list(TASK_KINDS)
@@ -65,7 +56,7 @@ def task_kind(task:str) -> str:
 
 def recipe_params(task:str) -> dict:
     "The parameters `task` accepts, with their defaults (a smoke configuration)."
-    return {**_COMMON, **_KIND[task_kind(task)]}
+    return {**_COMMON, **get_kind(task_kind(task)).defaults}
 
 def run_name(task:str, pe:str, seed:int) -> str:
     "Folder name of a run: `<task>__<pe>__s<seed>` (a schedule's `*` written `x`, see `pe_slug`)."
@@ -119,9 +110,6 @@ PARAM_SPECS = dict(
     data_seed='int')
 NULLABLE = ('steps', 'eval_tokens', 'train_size', 'valid_size', 'test_size')  # None also accepted (besides None defaults)
 MACHINE_PARAMS = ('device', 'threads', 'progress', 'flex')   # may change between sittings without changing the run
-EVAL_PARAMS = dict(lm=('extrap_factors', 'extrap_tokens', 'extrap_stride', 'attn_len'), mlm=('attn_len',),
-                   seq2seq=('test_size', 'beam_size', 'length_penalty', 'max_len_a', 'max_len_b', 'decode_batch', 'n_examples'),
-                   synthetic=('test_max_len', 'test_lengths', 'n_test_per_length'))   # options of the final evaluation only
 
 def _isnum(x) -> bool: return isinstance(x, (int, float)) and not isinstance(x, bool) and math.isfinite(x)
 
@@ -256,6 +244,7 @@ class StepBatches:
 # %% ../nbs/09_recipes.ipynb #00be435a
 def _text_ids(tok, text): return torch.tensor(tok.encode(text), dtype=torch.long)
 
+@on_kind('lm', 'prepare')
 def _prepare_lm(task, p, seed):
     corpus = tinyshakespeare()
     tok = CharTokenizer.from_text(corpus.train + corpus.valid)
@@ -277,6 +266,7 @@ def _prepare_lm(task, p, seed):
                      dict(ids=va[:p['attn_len']]), dict(description=corpus.description, train_tokens_available=len(tr),
                                                         valid_tokens=len(va)))
 
+@on_kind('mlm', 'prepare')
 def _prepare_mlm(task, p, seed):
     corpus = tinyshakespeare()
     tok = CharTokenizer.from_text(corpus.train + corpus.valid)
@@ -316,6 +306,7 @@ def _by_test_set(parts:dict, test:list, hyps:dict, model, tok, extras:dict, p:di
         hyps['sets'][name] = (beam, [r for _, r in ps])
     return out
 
+@on_kind('seq2seq', 'prepare')
 def _prepare_seq2seq(task, p, seed):
     corpus = get_corpus(task)
     train_pairs = corpus.train[:p['train_size']] if p['train_size'] else corpus.train
@@ -346,6 +337,7 @@ def _prepare_seq2seq(task, p, seed):
                           tokenizer=str(tok.path.name) if tok.path else None))
 
 # %% ../nbs/09_recipes.ipynb #fcab1a49
+@on_kind('synthetic', 'prepare')
 def _prepare_synthetic(task, p, seed):
     lens = None if p['test_lengths'] is None else [int(n) for n in p['test_lengths']]
     td = make_task(task, p['n_train'], p['n_valid'], p['n_test_per_length'], p['train_max_len'], p['test_max_len'],
@@ -370,7 +362,7 @@ def _prepare_synthetic(task, p, seed):
     return _Prepared(tok, tok.vocab_size, longest, get_batch, eval_fn, final_fn,
                      dict(ids=torch.tensor(encode_task(ex, tok)[0][:-1])), dict(description=repr(td)))
 
-_PREPARE = dict(lm=_prepare_lm, mlm=_prepare_mlm, seq2seq=_prepare_seq2seq, synthetic=_prepare_synthetic)
+for k in KINDS.values(): k.hook('prepare')   # every kind's data preparation is attached (a kind without one fails here)
 
 # %% ../nbs/09_recipes.ipynb #5acc420f
 @dataclass
@@ -395,7 +387,7 @@ def _train_config(p, seed) -> TrainConfig:
 
 def _build_model(kind, mcfg:ModelConfig, flex:bool=True) -> torch.nn.Module:
     "The run's model; `flex=False` sends its attention on CUDA down the explicit path instead of FlexAttention."
-    model = build_model(_MODEL_KIND[kind], mcfg)
+    model = build_model(get_kind(kind).model, mcfg)
     for m in model.modules():
         if hasattr(m, 'use_flex'): m.use_flex = flex
     return model
@@ -425,11 +417,6 @@ def _save_pe(path, model):
 def _write_lines(path, lines): atomic_write(path, ''.join(l.replace('\n', ' ') + '\n' for l in lines))
 
 # %% ../nbs/09_recipes.ipynb #637dc5b5
-_MODEL_KIND = dict(lm='lm', synthetic='lm', mlm='mlm', seq2seq='seq2seq')
-_REACH = dict(lm='the training length (block_size)', mlm='the training length (block_size)',
-              synthetic='the longest test sequence (its length grows with test_max_len)',
-              seq2seq='the longest source (max_src_len) or decoded target (max_len_a · max_src_len + max_len_b)')
-
 def _check_reach(model, task:str, kind:str, p:dict, prep:_Prepared, pe:str, max_len:int=None):
     "Before any step: fail when a model built with a given `max_len` cannot hold the longest sequence the run needs."
     max_len = max_len or p['max_len']
@@ -440,7 +427,7 @@ def _check_reach(model, task:str, kind:str, p:dict, prep:_Prepared, pe:str, max_
     try:
         with torch.no_grad(): model.eval(); model(x(min(L, p['max_src_len'])), x(L)) if kind == 'seq2seq' else model(x(L))
     except ValueError as e:
-        raise ValueError(f"{task}: max_len={max_len} is shorter than {_REACH[kind]}, {L} positions, and {pe} cannot place a token "
+        raise ValueError(f"{task}: max_len={max_len} is shorter than {get_kind(kind).reach}, {L} positions, and {pe} cannot place a token "
                          f"beyond it ({str(e).split('. ')[0]}). Set max_len ≥ {L}, or leave it None (long enough by default)") from None
     finally: model.train(was)
 
@@ -509,7 +496,7 @@ def run_experiment(task:str, # a name from `task_names()`
     try:
         if p['threads']: torch.set_num_threads(p['threads'])
         with world.main_first() if world is not None else contextlib.nullcontext():   # rank 0 may fill a tokenizer cache first
-            prep = _PREPARE[kind](task, p, seed)
+            prep = get_kind(kind).hook('prepare')(task, p, seed)
         seed_everything(seed)
         mcfg = _model_config(p, prep, pe)
         model = _build_model(kind, mcfg, p['flex'])
@@ -544,16 +531,13 @@ def recipe_parts(task:str, # a name from `task_names()`
     "What `run_experiment` would train, built the same way: nothing is written and no step is taken."
     kind, p = task_kind(task), check_params(task, params, pe)
     if p['threads']: torch.set_num_threads(p['threads'])
-    prep = _PREPARE[kind](task, p, seed)
+    prep = get_kind(kind).hook('prepare')(task, p, seed)
     seed_everything(seed)
     return RecipeParts(p, prep, _build_model(kind, _model_config(p, prep, pe), p['flex']), _train_config(p, seed))
 
 # %% ../nbs/09_recipes.ipynb #b803d846
-CONTRACT_KEYS = dict(
-    common=('status', 'task', 'kind', 'pe', 'seed', 'wall_s', 'train_tokens', 'tok_per_s', 'params', 'val_loss'),
-    lm=('val_ppl', 'val_bpc', 'extrapolation'), mlm=('val_bpt_masked',),
-    seq2seq=('bleu', 'chrf', 'sacrebleu_signature', 'bleu_by_src_len', 'decode_sent_per_s', 'examples'),
-    synthetic=('acc_by_len', 'acc_in_dist', 'acc_ood', 'train_max_len'))
+CONTRACT_KEYS = ('status', 'task', 'kind', 'pe', 'seed', 'wall_s', 'train_tokens', 'tok_per_s', 'params', 'val_loss')   # every kind's;
+# a kind's own keys are its `contract` (posenc.kinds)
 
 def check_run_dir(run_dir:str|Path) -> dict:
     "Check a finished run folder against the contract; returns its metrics (raises AssertionError otherwise)."
@@ -561,7 +545,7 @@ def check_run_dir(run_dir:str|Path) -> dict:
     for f in ('config.json', 'log.jsonl', 'metrics.json'): assert (d/f).is_file(), f"{d}: {f} is missing"
     cfg, m = json.loads((d/'config.json').read_text()), json.loads((d/'metrics.json').read_text())
     for k in ('task', 'pe', 'seed', 'profile', 'params', 'model', 'git_commit', 'versions', 'machine'): assert k in cfg, f"config.json: no {k}"
-    missing = [k for k in CONTRACT_KEYS['common'] + CONTRACT_KEYS[m['kind']] if k not in m]
+    missing = [k for k in CONTRACT_KEYS + get_kind(m['kind']).contract if k not in m]
     assert not missing, f"{d}: metrics.json lacks {missing}"
     assert m['status'] == 'ok' and not (d/'error.json').exists()
     if m['kind'] == 'lm':
@@ -586,7 +570,7 @@ def comparable(metrics:dict) -> dict:
 
 # %% ../nbs/09_recipes.ipynb #e9d9027f
 def evaluate_run(run_dir:str|Path, # a run folder whose training finished (`checkpoints/last.pt` at the end of the budget)
-                 **changes) -> RunResult: # evaluation options to change: `EVAL_PARAMS[kind]`, device, threads
+                 **changes) -> RunResult: # evaluation options to change: the kind's `eval_params`, device, threads
     "Evaluate a run's trained model again from its checkpoint, without training: writes metrics.json and removes error.json."
     d = Path(run_dir)
     cfg = read_json(d/'config.json')
@@ -595,7 +579,7 @@ def evaluate_run(run_dir:str|Path, # a run folder whose training finished (`chec
                          "run_experiment, or one that failed before its model was built (run it again instead)")
     task, pe, seed = cfg['task'], cfg['pe'], cfg['seed']
     kind, before = task_kind(task), {**cfg['params'], **(cfg.get('eval_params') or {})}
-    allowed = EVAL_PARAMS[kind] + MACHINE_PARAMS
+    allowed = get_kind(kind).eval_params + MACHINE_PARAMS
     p = check_params(task, {**before, **changes}, pe)
     moved = [k for k in changes if k not in allowed and to_jsonable(p[k]) != to_jsonable(before.get(k))]
     if moved: raise ValueError(
@@ -607,7 +591,7 @@ def evaluate_run(run_dir:str|Path, # a run folder whose training finished (`chec
                                        "run it again (posenc train or posenc sweep)")
     t0 = time.perf_counter()
     if p['threads']: torch.set_num_threads(p['threads'])
-    prep = _PREPARE[kind](task, p, seed)
+    prep = get_kind(kind).hook('prepare')(task, p, seed)
     model = _build_model(kind, ModelConfig(**cfg['model']), p['flex'])   # exactly the model that was trained
     trainer = Trainer(model, prep.get_batch, _train_config(p, seed), prep.eval_fn, d)
     trainer.load_state_dict(state); trainer.resumed_from, trainer.log = trainer.step, read_jsonl(d/'log.jsonl')
@@ -622,7 +606,7 @@ def evaluate_run(run_dir:str|Path, # a run folder whose training finished (`chec
         if not had: write_json(d/'error.json', _error_record(ident, e, t0, trainer, summ, res, model))
         raise
     metrics['wall_s'] = summ['wall_s'] + time.perf_counter() - t0
-    changed = {k: p[k] for k in EVAL_PARAMS[kind] if to_jsonable(p[k]) != to_jsonable(cfg['params'].get(k))}
+    changed = {k: p[k] for k in get_kind(kind).eval_params if to_jsonable(p[k]) != to_jsonable(cfg['params'].get(k))}
     cfg.pop('eval_params', None)
     if changed: cfg['eval_params'] = metrics['eval_params'] = changed
     cfg['evaluated'] = datetime.now(timezone.utc).isoformat(timespec='seconds')

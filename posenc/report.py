@@ -10,22 +10,24 @@ import numpy as np
 import logging
 from .results import (NoData, load_runs, select, tasks_of, by_pe, by_device, pe_rank, pe_order, mean_std, pe_means, best_pe,
                             bootstrap_scores, welch, ci95, boot_p, task_rank, mean_reciprocal_rank, metric_at, failure_cause)
+from .kinds import KINDS, get_kind, on_kind
 from .render import FORMATS, render
 
 log = logging.getLogger('posenc.report')
 
 # %% auto #0
-__all__ = ['log', 'SEC_WHY', 'SEC_ENCODINGS', 'DATA_NOTES', 'TRAIN_CRITERIA', 'LOW_BLEU', 'RETRIEVED', 'SCALINGS',
-           'PRESS_COMPARED', 'KAZEMNEJAD_MRR', 'KAZEMNEJAD_OTHERS', 'WMT_ORDER', 'HEADLINE', 'num', 'pmci', 'pm',
-           'md_escape', 'md_table', 'ReportContext', 'front_matter', 'scheme_paragraphs', 'sec_encodings', 'sec_setup',
-           'passes', 'check_runs', 'train_check', 'extra_test_sets', 'test_set_checks', 'synthetic_trained', 'trained',
-           'trained_table', 'sec_trained', 'top_bleu', 'top_extra_bleu', 'low_bleu_caveat', 'sec_translation', 'sec_lm',
-           'sec_synthetic', 'sec_results', 'sec_rope_scaling', 'sec_extrapolation', 'sec_speed', 'sec_examples',
-           'fmt_p', 'judge', 'compare', 'retrieval_tasks', 'conclusion_vaswani', 'conclusion_press', 'synthetic_mrr',
-           'mrr_table', 'conclusion_kazemnejad', 'mrr_sentence', 'anchor_tasks', 'conclusion_rope', 'conclusion_haviv',
-           'link_verdict', 'conclusion_wmt_order', 'conclusion_shaw', 'repeated_sentences', 'leading_group',
-           'separation_sentence', 'family_summary', 'task_families', 'sec_conclusions', 'sec_runs', 'headline',
-           'headline_markdown', 'sec_glance', 'sec_scope', 'report_markdown', 'escape_stars', 'build_report']
+__all__ = ['log', 'SEC_WHY', 'SEC_ENCODINGS', 'DATA_NOTES', 'LOW_BLEU', 'RETRIEVED', 'SCALINGS', 'PRESS_COMPARED',
+           'KAZEMNEJAD_MRR', 'KAZEMNEJAD_OTHERS', 'WMT_ORDER', 'num', 'pmci', 'pm', 'md_escape', 'md_table',
+           'ReportContext', 'front_matter', 'scheme_paragraphs', 'sec_encodings', 'sec_setup', 'passes', 'check_runs',
+           'train_check', 'extra_test_sets', 'test_set_checks', 'synthetic_trained', 'trained', 'trained_table',
+           'sec_trained', 'top_bleu', 'top_extra_bleu', 'low_bleu_caveat', 'sec_translation', 'sec_lm', 'sec_synthetic',
+           'sec_results', 'sec_rope_scaling', 'sec_extrapolation', 'sec_speed', 'sec_examples', 'fmt_p', 'judge',
+           'compare', 'retrieval_tasks', 'conclusion_vaswani', 'conclusion_press', 'synthetic_mrr', 'mrr_table',
+           'conclusion_kazemnejad', 'mrr_sentence', 'anchor_tasks', 'conclusion_rope', 'conclusion_haviv',
+           'link_verdict', 'conclusion_wmt_order', 'conclusion_shaw', 'repeated_sentences', 'headline_of',
+           'leading_group', 'separation_sentence', 'family_summary', 'task_families', 'sec_conclusions', 'sec_runs',
+           'headline', 'headline_markdown', 'sec_glance', 'sec_scope', 'report_markdown', 'escape_stars',
+           'build_report']
 
 # %% ../nbs/12_report.ipynb #924abd37
 def num(x, nd:int=2) -> str:
@@ -255,39 +257,29 @@ def sec_setup(ctx:ReportContext) -> str:
     return '\n'.join([head, _setup_data(ctx), *([failed] if failed else []), _setup_models(ctx), _setup_machines(ctx)]) + '\n'
 
 # %% ../nbs/12_report.ipynb #e1f2a3b4
-TRAIN_CRITERIA = dict(   # kind -> (measure key, baseline key, higher is better, margin or threshold, baseline's name)
-    lm=('val_loss', 'bigram', False, 0.1, 'bigram model'),
-    mlm=('val_loss', 'unigram', False, 0.1, 'unigram model'),
-    synthetic=('acc_in_dist', 'constant_answer', True, 0.99, 'best constant answer'),
-    seq2seq=('bleu.beam', 'copy_source.bleu', True, 5.0, 'source copied'))
-
-def passes(kind:str, # a task kind of `TRAIN_CRITERIA`
+def passes(kind:str, # a task kind (`posenc.kinds.KINDS`)
            value:float, # an encoding's mean measure
-           baseline:float=math.nan) -> bool|None: # the trivial baseline's (not needed for synthetic tasks)
-    "Whether `value` passes the training criterion of `kind` (None when its baseline was not recorded)."
-    _, _, hi, cut, _ = TRAIN_CRITERIA[kind]
-    if kind == 'synthetic': return value >= cut
-    if not math.isfinite(baseline): return None
-    return ((value - baseline) if hi else (baseline - value)) >= cut
+           baseline:float=math.nan) -> bool|None: # the trivial baseline's (not needed where the rule is a threshold)
+    "Whether `value` passes the training check of `kind` (its `TrainedRule`; None when its baseline was not recorded)."
+    return get_kind(kind).trained.passes(value, baseline)
 
 # %% ../nbs/12_report.ipynb #65ea43c0
 def check_runs(rs:list[dict], # finished runs of one task
-               key:str=None, # the measure (default: the kind's in `TRAIN_CRITERIA`)
+               key:str=None, # the measure (default: the kind's `trained.measure`)
                bkey:str=None, # the baseline's path in metrics (default: baseline.<the kind's baseline key>)
                label:str=None) -> dict|None: # how the check is named (default: the task)
     "Each encoding's mean measure, the trivial baseline, the distance to it and whether it passed (None: no run)."
     if not rs: return None
     kind, task = rs[0]['kind'], rs[0]['task']
-    k0, b0, hi, cut, bname = TRAIN_CRITERIA[kind]
-    key, bkey = key or k0, bkey or 'baseline.' + b0
+    rule = get_kind(kind).trained
+    hi, bname = rule.higher, rule.baseline_name
+    key, bkey = key or rule.measure, bkey or 'baseline.' + rule.baseline
     val = pe_means(by_pe(rs), lambda r: metric_at(r, key))
     bases = [b for r in rs if isinstance(b := metric_at(r, bkey), (int, float))]
     base = float(np.mean(bases)) if bases else math.nan
     dist = {pe: (v - base) if hi else (base - v) for pe, v in val.items()}
-    crit = {'lm': f'loss ≥ {cut} below the {bname}', 'mlm': f'loss ≥ {cut} below the {bname}',
-            'synthetic': f'accuracy ≥ {cut} on the training lengths', 'seq2seq': f'BLEU ≥ {cut:g} above the {bname}'}[kind]
     return dict(task=task, label=label or task, kind=kind, measure=key, higher=hi, baseline=base, baseline_name=bname,
-                criterion=crit, value=val, dist=dist, ok={pe: passes(kind, v, base) for pe, v in val.items()})
+                criterion=rule.describe(), value=val, dist=dist, ok={pe: passes(kind, v, base) for pe, v in val.items()})
 
 # %% ../nbs/12_report.ipynb #d72b1d1d
 def train_check(ctx:ReportContext, task:str) -> dict|None:
@@ -454,6 +446,7 @@ def _test_set_table(ctx:ReportContext, task:str, g:dict) -> str:
                     'above are those of the official sets together).' if extra else ''), f'res-{task}-sets')
 
 # %% ../nbs/12_report.ipynb #df064a0e
+@on_kind('seq2seq', 'section')
 def sec_translation(ctx:ReportContext, task:str) -> str:
     "Results table for one translation task: BLEU and chrF (greedy and beam), difference to the best and its p-value."
     g = by_pe(select(ctx.runs, task=task))
@@ -494,6 +487,8 @@ def sec_translation(ctx:ReportContext, task:str) -> str:
     return '\n'.join(out)
 
 # %% ../nbs/12_report.ipynb #3017324b
+@on_kind('mlm', 'section')
+@on_kind('lm', 'section')
 def sec_lm(ctx:ReportContext, task:str) -> str:
     "Results table for a causal or masked language-model task."
     g = by_pe(select(ctx.runs, task=task))
@@ -546,6 +541,7 @@ def _retrieval(ctx:ReportContext, task:str, g:dict) -> str:
     return '\n'.join(out)
 
 # %% ../nbs/12_report.ipynb #61c1adda
+@on_kind('synthetic', 'section')
 def sec_synthetic(ctx:ReportContext, task:str) -> str:
     "Results table for a synthetic length-generalisation task."
     g = by_pe(select(ctx.runs, task=task))
@@ -560,6 +556,12 @@ def sec_synthetic(ctx:ReportContext, task:str) -> str:
                       _failed_note(ctx, task)])
 
 # %% ../nbs/12_report.ipynb #66aa40d1
+# the figures after each kind's tables: (figure name, caption)
+on_kind('seq2seq', 'figures')([('translation', 'Beam BLEU per encoding on every test set of each translation task (†: a set scored on its own): bars are means over seeds, dots single seeds, black 95% intervals over seeds; the dashed line is the French source copied as the output.')])
+on_kind('lm', 'figures')([('lm', 'Validation loss and bits per character (causal LM) and bits per masked token (MLM), per encoding.')])
+on_kind('mlm', 'figures')([])   # drawn in the LM figure
+on_kind('synthetic', 'figures')([('synthetic', 'Accuracy against input length; the dashed line marks the longest training length.')])
+
 def sec_results(ctx:ReportContext) -> str:
     "All result tables, task by task, with the training curves and result figures."
     out = ['# Results {#sec-results}\n']
@@ -567,16 +569,14 @@ def sec_results(ctx:ReportContext) -> str:
         return out[0] + '\nNo run has finished, so there are no results to report.\n'
     out.append('Training curves of every run, averaged over seeds' + _see(ctx, 'loss_curves') + ':\n')
     out.append(ctx.figure('loss_curves', 'Training loss against steps and wall time, mean ± std over seeds.'))
-    for kind, fn, figs in (('seq2seq', sec_translation, [('translation', 'Beam BLEU per encoding on every test set of each translation task (†: a set scored on its own): bars are means over seeds, dots single seeds, black 95% intervals over seeds; the dashed line is the French source copied as the output.')]),
-                           ('lm', sec_lm, [('lm', 'Validation loss and bits per character (causal LM) and bits per masked token (MLM), per encoding.')]),
-                           ('mlm', sec_lm, []),
-                           ('synthetic', sec_synthetic, [('synthetic', 'Accuracy against input length; the dashed line marks the longest training length.')])):
-        for t in tasks_of(ctx.runs, kind): out.append(fn(ctx, t))
-        if tasks_of(ctx.runs, kind):
+    for kind in KINDS.values():   # each kind's section of a task (`on_kind(kind, 'section')`), then its figures
+        fn, figs = kind.hook('section'), kind.hook('figures')
+        for t in tasks_of(ctx.runs, kind.name): out.append(fn(ctx, t))
+        if tasks_of(ctx.runs, kind.name):
             for n, c in figs: out.append(ctx.figure(n, c))
     for t in dict.fromkeys(r['task'] for r in ctx.runs):
         if not select(ctx.runs, task=t): out.append(f'## {t}\n\nNo run of {t} finished.\n' + _failed_note(ctx, t))
-    missing = [k for k in ('seq2seq', 'lm', 'mlm', 'synthetic') if not tasks_of(ctx.runs, k)]
+    missing = [k for k in KINDS if not tasks_of(ctx.runs, k)]
     if missing:
         out.append('No finished runs of kind ' + ', '.join(f'*{k}*' for k in missing) + ': those results are absent from this report.\n')
     return '\n'.join(out)
@@ -1025,10 +1025,10 @@ def repeated_sentences(md:str, # a report in Markdown
     return {s: n for s, n in seen.items() if n > 1}
 
 # %% ../nbs/12_report.ipynb #400c45e8
-HEADLINE = {'seq2seq': ('beam BLEU', _bleu, 1, 'bleu', 2), 'lm': ('validation loss (nats)', _val_loss, -1, None, 3),
-            'mlm': ('validation loss (nats)', _val_loss, -1, None, 3),
-            'synthetic': ('accuracy beyond the training length', lambda r: r['metrics'].get('acc_ood'), 1, None, 3)}
-# kind -> (what, run -> number, +1 when higher is better, bootstrap metric or None, decimals)
+def headline_of(kind:str) -> tuple:
+    "(what, run -> number, +1 when higher is better, bootstrap metric or None, decimals): the kind's `Headline`, ready to use."
+    h = get_kind(kind).headline
+    return h.what, lambda r: metric_at(r, h.measure), 1 if h.higher else -1, h.bootstrap, h.digits
 
 def leading_group(ctx:ReportContext, task:str, alpha:float=0.05) -> dict|None:
     """The encodings of `task` that passed its training check, split by the headline measure into the best, those not
@@ -1037,8 +1037,8 @@ def leading_group(ctx:ReportContext, task:str, alpha:float=0.05) -> dict|None:
     key = (task, 'lead', alpha)
     if key in ctx._checks: return ctx._checks[key]
     rs = select(ctx.runs, task=task)
-    if not rs or rs[0]['kind'] not in HEADLINE: return None
-    what, get, sign, boot, nd = HEADLINE[rs[0]['kind']]
+    if not rs or rs[0]['kind'] not in KINDS: return None
+    what, get, sign, boot, nd = headline_of(rs[0]['kind'])
     g = by_pe(rs)
     failed = trained(ctx, task, *g)
     means = {pe: v for pe, v in pe_means(g, get).items() if pe not in failed}

@@ -163,7 +163,6 @@ def make_task(task:str, # a key of `TASKS`
                     length_buckets(task, test_lengths or range(1, test_max_len + 1), n_test_per_length, seed, 'test'))
 
 # %% ../nbs/04_tasks.ipynb #f55b903d
-import sys
 def register_task(name:str, # the task's name, as profiles and the command line give it
                   depth=None): # optional: Example -> depth in [0, 1], for a retrieval task scored by depth
     "Decorator that makes a synthetic task `fn(rng, n) -> (prompt, answer)` available under `name` (a plugin's way in)."
@@ -179,17 +178,12 @@ def register_task(name:str, # the task's name, as profiles and the command line 
                                  f"characters {TASK_CHARS[:-1]!r} (the separator {SEP!r} is the model's); got {(p, a)!r}")
         TASKS[name], TASK_KINDS[name] = fn, 'synthetic'
         if depth is not None: TASK_DEPTH[name] = depth
-        for m in ('posenc.profiles', 'posenc.sweep'):   # the sweep's modules imported earlier learn the new task's template
-            if (sw := sys.modules.get(m)) is not None: sw.TASK_TEMPLATES[name] = 'synthetic'; sw.SYNTHETIC_TASKS += (name,)
         return fn
     return deco
 
 def unregister_task(name:str):
     "Undo `register_task(name)` (tests that register a task leave the registries as they found them)."
     for d in (TASKS, TASK_KINDS, TASK_DEPTH): d.pop(name, None)
-    for m in ('posenc.profiles', 'posenc.sweep'):
-        if (sw := sys.modules.get(m)) is not None:
-            sw.TASK_TEMPLATES.pop(name, None); sw.SYNTHETIC_TASKS = tuple(t for t in sw.SYNTHETIC_TASKS if t != name)
 
 # %% ../nbs/04_tasks.ipynb #928eca16
 def exact_match(pred:str, ex:Example) -> bool:

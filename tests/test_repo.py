@@ -57,7 +57,7 @@ def test_jupyterlab_is_installed_and_make_lab_starts_it():
     assert f'{jupyter} lab --notebook-dir=nbs' in cmd
 
 
-MODULE_ORDER = ('io encodings kernels attention models data tasks tokenize train distributed decode evaluate plugins recipes profiles runs '
+MODULE_ORDER = ('io encodings kernels attention models data kinds tasks tokenize train distributed decode evaluate plugins recipes profiles runs '
                 'engines sweep results testing figures render report bench cli').split()
 
 def test_modules_import_only_earlier_ones():
