@@ -147,8 +147,9 @@ def _describe(spec, nullable:bool) -> str:
 # %% ../nbs/09_recipes.ipynb #3ac4ea6f
 def _stacks(kind:str, p:dict) -> list[tuple]:
     "(role, layers, causal) of each stack of the task's model."
-    if kind == 'seq2seq': return [('encoder', p['n_layers'], False), ('decoder', p['n_dec_layers'] or p['n_layers'], True)]
-    return [('encoder', p['n_layers'], False)] if kind == 'mlm' else [('decoder', p['n_layers'], True)]
+    model = get_kind(kind).model
+    if model == 'seq2seq': return [('encoder', p['n_layers'], False), ('decoder', p['n_dec_layers'] or p['n_layers'], True)]
+    return [('encoder', p['n_layers'], False)] if model == 'mlm' else [('decoder', p['n_layers'], True)]
 
 def _combination(task:str, kind:str, p:dict, pe:str|None) -> list[str]:
     "The problems of parameters that are each valid but do not go together (or not with the encoding `pe`)."
@@ -163,13 +164,22 @@ def _combination(task:str, kind:str, p:dict, pe:str|None) -> list[str]:
             except (ValueError, TypeError) as e:
                 out.append(f"pe={pe!r} cannot serve the {role} with d_model={p['d_model']}, n_heads={p['n_heads']}, "
                            f"pe_opts={p['pe_opts']}: {e}"); break
-    if kind == 'mlm' and p['eval_tokens'] is not None and p['eval_tokens'] < p['block_size']:
-        out.append(f"eval_tokens={p['eval_tokens']} is fewer than block_size={p['block_size']}: the masked-LM evaluation "
-                   "needs at least one window (None: the whole validation text)")
-    if kind == 'synthetic' and p['test_max_len'] is not None and p['test_max_len'] < p['train_max_len']:
+    return out + get_kind(kind).hooks.get('check_params', lambda p: [])(p)   # the kind's own combinations
+
+@on_kind('mlm', 'check_params')
+def _mlm_combinations(p) -> list[str]:
+    if p['eval_tokens'] is not None and p['eval_tokens'] < p['block_size']:
+        return [f"eval_tokens={p['eval_tokens']} is fewer than block_size={p['block_size']}: the masked-LM evaluation "
+                "needs at least one window (None: the whole validation text)"]
+    return []
+
+@on_kind('synthetic', 'check_params')
+def _synthetic_combinations(p) -> list[str]:
+    out = []
+    if p['test_max_len'] is not None and p['test_max_len'] < p['train_max_len']:
         out.append(f"test_max_len={p['test_max_len']} is below train_max_len={p['train_max_len']}: the test lengths run from 1 "
                    "to test_max_len and must include the training lengths (None: 4·train_max_len)")
-    if kind == 'synthetic' and p['test_lengths'] is not None and max(p['test_lengths']) < p['train_max_len']:
+    if p['test_lengths'] is not None and max(p['test_lengths']) < p['train_max_len']:
         out.append(f"test_lengths={list(p['test_lengths'])} stop below train_max_len={p['train_max_len']}: include the "
                    "longest training length (and longer ones), e.g. [L, 2L, 4L, 8L]")
     return out
@@ -417,15 +427,18 @@ def _save_pe(path, model):
 def _write_lines(path, lines): atomic_write(path, ''.join(l.replace('\n', ' ') + '\n' for l in lines))
 
 # %% ../nbs/09_recipes.ipynb #637dc5b5
+@on_kind('lm', 'reach_len')
+def _lm_reach(p, prep): return p['block_size']   # an LM reports extrapolation lengths beyond its table as skipped
+
 def _check_reach(model, task:str, kind:str, p:dict, prep:_Prepared, pe:str, max_len:int=None):
     "Before any step: fail when a model built with a given `max_len` cannot hold the longest sequence the run needs."
     max_len = max_len or p['max_len']
-    L = p['block_size'] if kind == 'lm' else prep.max_len   # an LM reports longer extrapolation lengths as skipped
+    L = get_kind(kind).hooks.get('reach_len', lambda p, prep: prep.max_len)(p, prep)
     if not max_len or max_len >= L: return
     was, dev = model.training, next(model.parameters()).device
     x = lambda n: torch.full((1, n), N_SPECIAL, device=dev)
     try:
-        with torch.no_grad(): model.eval(); model(x(min(L, p['max_src_len'])), x(L)) if kind == 'seq2seq' else model(x(L))
+        with torch.no_grad(): model.eval(); model(x(min(L, p['max_src_len'])), x(L)) if get_kind(kind).model == 'seq2seq' else model(x(L))
     except ValueError as e:
         raise ValueError(f"{task}: max_len={max_len} is shorter than {get_kind(kind).reach}, {L} positions, and {pe} cannot place a token "
                          f"beyond it ({str(e).split('. ')[0]}). Set max_len ≥ {L}, or leave it None (long enough by default)") from None
@@ -539,6 +552,19 @@ def recipe_parts(task:str, # a name from `task_names()`
 CONTRACT_KEYS = ('status', 'task', 'kind', 'pe', 'seed', 'wall_s', 'train_tokens', 'tok_per_s', 'params', 'val_loss')   # every kind's;
 # a kind's own keys are its `contract` (posenc.kinds)
 
+@on_kind('lm', 'check_run')
+def _lm_run(d, m):
+    ex = m['extrapolation']
+    for k in ('train_len', 'lengths', 'chunked_loss', 'sliding_loss', 'loss_by_pos'): assert k in ex, k
+
+@on_kind('seq2seq', 'check_run')
+def _seq2seq_run(d, m):
+    n = len((d/'ref.txt').read_text().splitlines())
+    for f in ('hyp.greedy.txt', 'hyp.beam.txt'): assert len((d/f).read_text().splitlines()) == n, f
+    for name, s in (m.get('by_test_set') or {}).items():   # runs from before these files have no 'hyp' key
+        for f in (s[k] for k in ('hyp', 'ref') if k in s):
+            assert len((d/f).read_text().splitlines()) == s['sentences'], f"{d}: {f} is not {s['sentences']} lines"
+
 def check_run_dir(run_dir:str|Path) -> dict:
     "Check a finished run folder against the contract; returns its metrics (raises AssertionError otherwise)."
     d = Path(run_dir)
@@ -548,15 +574,7 @@ def check_run_dir(run_dir:str|Path) -> dict:
     missing = [k for k in CONTRACT_KEYS + get_kind(m['kind']).contract if k not in m]
     assert not missing, f"{d}: metrics.json lacks {missing}"
     assert m['status'] == 'ok' and not (d/'error.json').exists()
-    if m['kind'] == 'lm':
-        ex = m['extrapolation']
-        for k in ('train_len', 'lengths', 'chunked_loss', 'sliding_loss', 'loss_by_pos'): assert k in ex, k
-    if m['kind'] == 'seq2seq':
-        n = len((d/'ref.txt').read_text().splitlines())
-        for f in ('hyp.greedy.txt', 'hyp.beam.txt'): assert len((d/f).read_text().splitlines()) == n, f
-        for name, s in (m.get('by_test_set') or {}).items():   # runs from before these files have no 'hyp' key
-            for f in (s[k] for k in ('hyp', 'ref') if k in s):
-                assert len((d/f).read_text().splitlines()) == s['sentences'], f"{d}: {f} is not {s['sentences']} lines"
+    if (extra := get_kind(m['kind']).hooks.get('check_run')) is not None: extra(d, m)   # the kind's own files and fields
     log = read_jsonl(d/'log.jsonl')
     assert log and all({'step', 'time', 'tokens', 'train_loss', 'lr', 'tok_per_s'} <= set(r) for r in log)
     return m

@@ -11,6 +11,7 @@ import torch
 from .io import write_json
 from .results import pe_rank
 from .encodings import pe_slug
+from .kinds import get_kind, on_kind
 from .tasks import TASK_KINDS, TASK_DEPTH
 
 # %% auto #0
@@ -109,7 +110,8 @@ def _fake_translation(d, rng, pe, q, refs, srcs) -> dict:
 # %% ../nbs/10c_testing.ipynb #176e07da
 def _fake_extras(d, kind, pe, seed, refs, srcs):
     "attention.npz of a translation run ('<group>/<layer>' → (H, Tq, Tk)) and pe.npz of a learnable or T5 run."
-    if kind == 'seq2seq':
+    model = get_kind(kind).model
+    if model == 'seq2seq':
         S, T, g = len(srcs[0].split()), len(refs[0].split()) + 1, np.random.default_rng(pe_rank(pe))
         att = lambda *s: (lambda a: a / a.sum(-1, keepdims=True))(g.random(s)).astype(np.float16)
         maps = {f'{grp}/{l}': f(*shape) for l in range(2) for grp, f, shape in (
@@ -117,7 +119,7 @@ def _fake_extras(d, kind, pe, seed, refs, srcs):
         np.savez_compressed(d/'attention.npz', src_tokens=np.array(srcs[0].split()), tgt_tokens=np.array(['<s>'] + refs[0].split()), **maps)
     if pe in ('learnable', 't5'):
         torch.manual_seed(seed)
-        stack = 'dec' if kind == 'lm' else 'enc'
+        stack = 'dec' if model == 'lm' else 'enc'
         arrs = ({f'{stack}.pe.table': torch.randn(256, 64).cumsum(0).numpy() / 16} if pe == 'learnable'
                 else {f'{stack}.pe.rel_bias': -np.abs(np.linspace(-2, 2, 32))[:, None] * np.arange(1, 5)[None]})
         np.savez_compressed(d/'pe.npz', **{k: np.asarray(v, dtype=np.float32) for k, v in arrs.items()})
@@ -133,6 +135,13 @@ def _fake_bench(root, pes):
     write_json(b/'bench.json', dict(machine=dict(cpu='Fake CPU', logical_cpus=2, torch='2.13.0'), tag='fakehost', train=train, decode=decode))
 
 # %% ../nbs/10c_testing.ipynb #46de2bb6
+# each kind's fake metrics: (run folder, task, pe, how bad the run is, validation loss, rng, references, sources) -> dict
+on_kind('lm', 'fake_metrics')(lambda d, task, pe, q, vl, rng, refs, srcs: _fake_lm(pe, vl))
+on_kind('mlm', 'fake_metrics')(lambda d, task, pe, q, vl, rng, refs, srcs: dict(val_bpt_masked=vl / math.log(2) + 0.5,
+                                                                                 baseline=dict(unigram=1.5)))
+on_kind('synthetic', 'fake_metrics')(lambda d, task, pe, q, vl, rng, refs, srcs: _fake_synthetic(task, pe, q))
+on_kind('seq2seq', 'fake_metrics')(lambda d, task, pe, q, vl, rng, refs, srcs: _fake_translation(d, rng, pe, q, refs, srcs))
+
 def fake_runs(root:str|Path, # folder that becomes `runs/<profile>`
               tasks:tuple=('shakespeare', 'shakespeare-mlm', 'ted-small', 'copy'), # one task of each kind by default
               pes:tuple=('sinusoidal', 'rope'), # positional encodings
@@ -163,8 +172,7 @@ def fake_runs(root:str|Path, # folder that becomes `runs/<profile>`
         met = dict(status='ok', task=task, kind=kind, pe=pe, seed=seed, wall_s=30. + 2 * pe_rank(pe) + seed,
                    train_tokens=61440, tok_per_s=2000. - 50 * pe_rank(pe) + 10 * seed,
                    params=dict(total=120000 + n_pe, pe=n_pe, other=120000), val_loss=vl)
-        met.update(_fake_lm(pe, vl) if kind == 'lm' else dict(val_bpt_masked=vl / math.log(2) + 0.5, baseline=dict(unigram=1.5))
-                   if kind == 'mlm' else _fake_synthetic(task, pe, q) if kind == 'synthetic' else _fake_translation(d, rng, pe, q, refs, srcs))
+        met.update(get_kind(kind).hook('fake_metrics')(d, task, pe, q, vl, rng, refs, srcs))
         if extras and seed == seeds[0]: _fake_extras(d, kind, pe, seed, refs, srcs)
         write_json(d/'metrics.json', met)
         if how == 'corrupt': b = (d/'metrics.json').read_bytes(); (d/'metrics.json').write_bytes(b[:len(b) // 2])
