@@ -141,8 +141,8 @@ def path(self:MultiHeadAttention, q:torch.Tensor, # (B, H, Tq, dh) queries (thei
     if own and causal and plain and q.device.type == 'cpu' and torch.is_grad_enabled() and q.requires_grad \
             and q.dtype in (torch.float32, torch.float64):
         return 'scheme'
-    if q.is_cuda and self.use_flex and plain and av is None and q.shape[2] >= FLEX_MIN_Q and FLEX_AVAILABLE \
-            and any(t is not None for t in (dense, qr, kr)):
+    if q.is_cuda and self.use_flex and plain and q.shape[2] >= FLEX_MIN_Q and FLEX_AVAILABLE \
+            and any(t is not None for t in (dense, qr, kr, av)):
         return 'flex'
     grad_bias = dense is not None and dense.requires_grad and torch.is_grad_enabled()
     toeplitz = getattr(dense, 'toeplitz', None) is not None                       # built per block, never T×T
@@ -206,7 +206,7 @@ def forward(self:MultiHeadAttention, x:torch.Tensor, # queries' input (B, Tq, D)
     dense = bias if qkb is None else qkb if bias is None else bias + qkb    # one additive bias
     pad = padding_mask(key_pad, q.dtype) if key_pad is not None else None
     path = self.path(q, dense, qr, kr, av, terms is not None, causal_self, p_drop)
-    if path == 'flex': o = flex_terms_attention(q, k, v, dense, qr, kr, key_pad, need_causal, q_off, k_off)
+    if path == 'flex': o = flex_terms_attention(q, k, v, dense, qr, kr, key_pad, need_causal, q_off, k_off, av=av)
     elif path == 'fused':
         K = next((t.shape[-1] for t in (qr, kr) if t is not None), av.shape[0] if av is not None else 1) // 2
         o = fused_attention(q, k, v, dense, qr, pad, need_causal, q_off, k_off, K, need_w=av is not None, krel=kr)

@@ -313,12 +313,62 @@ def terms_score_mod(Tq:int, Tk:int, q_off:int=0, k_off:int=0, # block shape and 
         return s.to(score.dtype)
     return score_mod
 
+def _band_probs(q, k, lse, bias, qr, kr, key_pad, causal, q_off, k_off, K):
+    """The attention probability of the key at each distance r = −K+1 … K−1 from every query, (B,H,Tq,2K−1): the
+    scores of that band written out (2K−1 products of q with a shifted k) against the row's log-sum-exp; 0 where the
+    distance falls outside the keys, is masked or padded."""
+    B, H, Tq, dh = q.shape; Tk, d0 = k.shape[2], k_off - q_off
+    dt = torch.promote_types(q.dtype, torch.float32)
+    tvec = getattr(bias, 'toeplitz', None) if bias is not None else None
+    fin = torch.isfinite(lse)
+    lse = torch.where(fin, lse, 0.).to(dt)                 # a row with no key at all: every mass 0
+    i, out = torch.arange(Tq, device=q.device), []
+    for r in range(-K + 1, K):
+        j = i + r - d0                                     # the key at distance r: k_off + j − (q_off + i) = r
+        ok = (j >= 0) & (j < Tk) & (r <= 0 or not causal)
+        jc = j.clamp(0, Tk - 1)
+        s = (q.to(dt) * k[:, :, jc].to(dt)).sum(-1) * dh ** -0.5
+        if qr is not None: s = s + qr[..., r + K].to(dt)
+        if kr is not None: s = s + kr[:, :, jc, r + K].to(dt)
+        if tvec is not None: s = s + tvec[:, min(max(r - d0 + Tq - 1, 0), tvec.shape[1] - 1)].to(dt)[None, :, None]
+        elif bias is not None: s = s + bias[..., i, jc].to(dt)
+        m = ok[None, None] & fin
+        if key_pad is not None: m = m & key_pad[:, jc][:, None]
+        out.append(torch.where(m, torch.exp(s - lse), 0.))
+    return torch.stack(out, -1) if out else q.new_zeros(B, H, Tq, 0, dtype=dt)
+
+def _left_block_mask(Tq, Tk, q_off, k_off, K, device):
+    "FlexAttention block mask of the keys K or more positions before the query (the lower clipped bucket); cached."
+    key = ('left', Tq, Tk, k_off - q_off, K, str(device))
+    if key not in _FLEX:
+        if len(_FLEX) > 64: [_FLEX.pop(k) for k in list(_FLEX) if k != 'fn']
+        d0 = k_off - q_off
+        _FLEX[key] = create_block_mask(lambda b, h, i, j: j + d0 <= i - K, None, None, Tq, Tk, device=device)
+    return _FLEX[key]
+
 def flex_terms_attention(q, k, v, # (B,H,Tq,d), (B,H,Tk,d), (B,H,Tk,d)
                          bias=None, qr=None, kr=None, key_pad=None, # the terms, as in `terms_score_mod`
-                         causal:bool=False, q_off:int=0, k_off:int=0):
-    "softmax(q·kᵀ/√d + terms)·v by FlexAttention: compiled on CUDA, eager (the test reference) on the CPU."
+                         causal:bool=False, q_off:int=0, k_off:int=0,
+                         av=None): # (2K+1, d) value vectors by clipped distance (Shaw's a^V), added as Σ_j α_ij a^V_clip(j−i)
+    "softmax(q·kᵀ/√d + terms)·v (+ the clipped value term) by FlexAttention: compiled on CUDA, eager (the test reference) on the CPU."
     if _flex_attention is None: raise RuntimeError(f"FlexAttention needs torch ≥ 2.5, this is {torch.__version__}")
     Tq, Tk = q.shape[2], k.shape[2]
     bm = causal_block_mask(Tq, Tk, q_off, k_off, q.device) if causal else None
     sm = terms_score_mod(Tq, Tk, q_off, k_off, bias, qr, kr, key_pad)
-    return _flex_fn(q.device)(q, k, v, score_mod=sm, block_mask=bm)
+    fn = _flex_fn(q.device)
+    if av is None: return fn(q, k, v, score_mod=sm, block_mask=bm)
+    # the value term needs each query's probability mass in each clipped bucket: the 2K−1 inner buckets hold one key
+    # each (written out against the row's log-sum-exp); the two outer ones share the rest of the mass, split by a
+    # second pass over the keys ≥ K back (needless under a causal mask: nothing lies K or more ahead)
+    K = av.shape[0] // 2
+    o, lse = fn(q, k, v, score_mod=sm, block_mask=bm, return_lse=True)
+    band = _band_probs(q, k, lse, bias, qr, kr, key_pad, causal, q_off, k_off, K)
+    rest = 1 - band.sum(-1, keepdim=True)
+    if K == 0: masses = torch.ones_like(rest)
+    elif causal: masses = torch.cat([rest, band, torch.zeros_like(rest)], -1)
+    else:
+        _, lse_left = fn(q, k, v, score_mod=sm, block_mask=_left_block_mask(Tq, Tk, q_off, k_off, K, q.device), return_lse=True)
+        fin = torch.isfinite(lse) & torch.isfinite(lse_left)
+        left = torch.where(fin, torch.exp(lse_left.to(band.dtype) - torch.where(fin, lse, 0.).to(band.dtype)), 0.)[..., None]
+        masses = torch.cat([left, band, rest - left], -1)
+    return o + masses.to(o.dtype) @ av.to(o.dtype)
