@@ -220,7 +220,7 @@ def _setup_models(ctx:ReportContext) -> str:
         tot = [r['metrics'].get('params', {}).get('total') for r in done]
         tot = [x for x in tot if x is not None]
         rows.append([t, m.get('d_model', '—'), m.get('n_heads', '—'),
-                     f"{m.get('n_layers', '—')}+{m.get('n_dec_layers', '—')}" if rs[0]['kind'] == 'seq2seq' else m.get('n_layers', '—'),
+                     f"{m.get('n_layers', '—')}+{m.get('n_dec_layers', '—')}" if get_kind(rs[0]['kind']).model == 'seq2seq' else m.get('n_layers', '—'),
                      m.get('d_ff', '—'), (f'{num(min(tot), 0)}–{num(max(tot), 0)}' if tot and min(tot) != max(tot) else num(tot[0], 0) if tot else '—'),
                      pm([r['metrics'].get('train_tokens') for r in done], 0), _timing(done, 'wall_s', 1)])
         recipes.append(f"- {t}: " + md_escape(_scalar_items(_first(rs, 'config', 'params', default={}),
@@ -316,7 +316,7 @@ def trained(ctx:ReportContext, task:str, *pes) -> list[str]:
 
 # %% ../nbs/12_report.ipynb #5c116c9a
 def _trained_row(c:dict) -> list[str]:
-    nd = 3 if c['kind'] in ('lm', 'mlm', 'synthetic') else 2
+    nd = get_kind(c['kind']).headline.digits
     good = [pe for pe, o in c['ok'].items() if o]
     bad = [f"{pe} ({num(c['value'][pe], nd)})" for pe, o in c['ok'].items() if o is False]
     best = (max if c['higher'] else min)(c['value'], key=c['value'].get)
@@ -732,7 +732,7 @@ def sec_speed(ctx:ReportContext) -> str:
             for pe, rs in by_pe(select(ctx.runs, task=t)).items():
                 p = rs[0]['metrics'].get('params') or {}
                 rows.append([t, pe, _timing(rs, 'tok_per_s', 0), num(p.get('total'), 0), num(p.get('pe'), 0),
-                             _timing(rs, None, 1, lambda r: _beam(r['metrics'].get('decode_sent_per_s'))) if rs[0]['kind'] == 'seq2seq' else ''])
+                             _timing(rs, None, 1, lambda r: _beam(r['metrics'].get('decode_sent_per_s'))) if get_kind(rs[0]['kind']).model == 'seq2seq' else ''])
         out.append('Throughput is measured by each run on its own machine (see @sec-setup), so it compares encodings '
                    'only within one task and profile' + _see(ctx, 'speed_params') + '.\n')
         out.append(md_table(['task', 'encoding', 'train tokens/s', 'parameters', 'positional parameters', 'decoded sentences/s (beam)'], rows,
@@ -1131,15 +1131,13 @@ def sec_runs(ctx:ReportContext) -> str:
     "Appendix: every run with its status and its main numbers, straight from metrics.json."
     out = ['# Appendix: every run {#sec-runs}\n']
     if not ctx.runs: return out[0] + '\nNo runs.\n'
-    keys = {'lm': [('val_ppl', 2), ('val_bpc', 3)], 'mlm': [('val_bpt_masked', 3)], 'synthetic': [('acc_in_dist', 3), ('acc_ood', 3)],
-            'seq2seq': [('bleu.beam', 2), ('bleu.greedy', 2), ('chrf.beam', 2), ('chrf.greedy', 2)]}
     def get(m, k):
         for part in k.split('.'): m = m.get(part) if isinstance(m, dict) else None
         return m
     rows = []
     for r in ctx.runs:
         m = r['metrics']
-        main = '; '.join(f'{k}={num(get(m, k), nd)}' for k, nd in keys.get(r['kind'], []) if get(m, k) is not None)
+        main = '; '.join(f'{k}={num(get(m, k), nd)}' for k, nd in (KINDS[r['kind']].main_metrics if r['kind'] in KINDS else ()) if get(m, k) is not None)
         note = md_escape(failure_cause(r)) if r['status'] != 'done' else ''
         rows.append([md_escape(Path(r['id']).name), r['status'], num(m.get('val_loss'), 4) if r['status'] == 'done' else '—', main,
                      num(m.get('wall_s'), 1) if r['status'] == 'done' else '—', num(m.get('tok_per_s'), 0) if r['status'] == 'done' else '—', note])
