@@ -8,7 +8,9 @@ encoder-decoder: `git worktree add /tmp/old 50c76e3 && ln -s $PWD/../shared /tmp
 """
 import sys, time, torch, statistics
 from posenc import sweep as sw
-from posenc.recipes import check_params, _PREPARE, _model_config, _train_config, task_kind
+from posenc.recipes import check_params, _model_config, _train_config, task_kind
+try: from posenc.kinds import get_kind; prepare = lambda kind: get_kind(kind).hook('prepare')   # task kinds as objects
+except ImportError: from posenc.recipes import _PREPARE; prepare = _PREPARE.__getitem__           # older checkouts
 from posenc.models import build_model
 from posenc.train import Trainer, seed_everything, batch_targets
 torch.set_num_threads(1)
@@ -25,7 +27,7 @@ def flops(c, b):
 task, pe, n = sys.argv[1], sys.argv[2], int(sys.argv[3])
 job = sw.plan('full', pes=[pe], tasks=[task])[0]
 p = check_params(task, job.params, pe)
-prep = _PREPARE[task_kind(task)](task, p, 0)
+prep = prepare(task_kind(task))(task, p, 0)
 seed_everything(0)
 model = build_model('seq2seq' if task_kind(task) == 'seq2seq' else 'lm', _model_config(p, prep, pe))
 tr = Trainer(model, prep.get_batch, _train_config(p, 0)); tr.net.train()
