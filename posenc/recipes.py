@@ -500,7 +500,8 @@ def run_experiment(task:str, # a name from `task_names()`
         warnings.warn(f"{out/'config.json'}: unreadable (truncated or corrupt), so its checkpoint cannot be matched to its "
                       "parameters: the run starts afresh", stacklevel=2)
     strip = lambda d: {k: v for k, v in d.items() if k not in MACHINE_PARAMS}
-    same_params = isinstance(old, dict) and strip(old.get('params') or {}) == strip(to_jsonable(p))
+    # a parameter added to the library since the folder was written counts at its default (the run used what it says)
+    same_params = isinstance(old, dict) and strip({**to_jsonable(recipe_params(task)), **(old.get('params') or {})}) == strip(to_jsonable(p))
     config = dict(task=task, kind=kind, pe=pe, seed=seed, profile=profile, params=p, model=None, train=None, data=None,
                   started=datetime.now(timezone.utc).isoformat(timespec='seconds'), **environment_info())
     if world is not None: config['world'] = world.describe()
