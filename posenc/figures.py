@@ -265,16 +265,18 @@ def fig_loss_curves(runs:list[dict], # loaded runs (finished and failed ones bot
     if not tasks: raise NoData('no run has a log.jsonl')
     fig = _fig(9, 2.3 * len(tasks)); axs = fig.subplots(len(tasks), 2, squeeze=False)
     for row, task in zip(axs, tasks):
-        df = tidy_log([r for r in rs if r['task'] == task], y, 'time').dropna(subset=[y])
-        n = df.groupby('pe').id.nunique()
-        df['encoding'] = [f'{p} (n={n[p]})' for p in df.pe]      # the legend says how many seeds each line averages
-        hues = {f'{p} (n={n[p]})': pe_color(p) for p in pe_hues(df.pe)}
-        df['mean time'] = df.groupby(['pe', 'step'])['time'].transform('mean')
-        for a, x in zip(row, ('step', 'mean time')):
+        trs = [r for r in rs if r['task'] == task]
+        devs = by_device(trs); dev, on = next(iter(devs.items()))   # wall time compares within one device: its most common
+        for a, x, sub in ((row[0], 'step', trs), (row[1], 'mean time', on)):
+            df = tidy_log(sub, y, 'time').dropna(subset=[y])
+            n = df.groupby('pe').id.nunique()
+            df['encoding'] = [f'{p} (n={n[p]})' for p in df.pe]      # the legend says how many seeds each line averages
+            hues = {f'{p} (n={n[p]})': pe_color(p) for p in pe_hues(df.pe)}
+            df['mean time'] = df.groupby(['pe', 'step'])['time'].transform('mean')
             if len(df): sns.lineplot(data=df, x=x, y=y, hue='encoding', hue_order=list(hues), palette=hues, errorbar='sd',
                                      lw=1.2, legend=x == 'step', ax=a)
         row[0].set(title=f'{task}: {y.replace("_", " ")}', xlabel='step', ylabel='loss (nats/token)')
-        row[1].set(title=f'{task}: against wall time', xlabel='seconds', ylabel='')
+        row[1].set(title=f'{task}: against wall time' + (f' ({dev} runs)' if len(devs) > 1 else ''), xlabel='seconds', ylabel='')
         _legend(row[0])
     return fig
 

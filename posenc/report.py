@@ -8,7 +8,7 @@ import collections, json, math, os, re
 from pathlib import Path
 import numpy as np
 import logging
-from .results import (NoData, load_runs, select, tasks_of, by_pe, by_device, pe_rank, pe_order, mean_std, pe_means, best_pe,
+from .results import (NoData, load_runs, select, tasks_of, by_pe, by_device, device_of, pe_rank, pe_order, mean_std, pe_means, best_pe,
                             bootstrap_scores, welch, ci95, boot_p, task_rank, mean_reciprocal_rank, metric_at, failure_cause)
 from .kinds import KINDS, get_kind, on_kind
 from .render import FORMATS, render
@@ -204,11 +204,12 @@ def _setup_failed(ctx:ReportContext) -> str:
             + '\n'.join(f"- `{r['id']}`: {md_escape(failure_cause(r))}" for r in bad) + '\n')
 
 # %% ../nbs/12_report.ipynb #23282d5b
-def _timing(rs:list[dict], key:str, nd:int, get=None) -> str:
+def _timing(rs:list[dict], key:str, nd:int, get=None,
+            label:bool=False) -> str: # name the device even when all of `rs` trained on one (their task used several)
     "Mean ± std of a timing over runs; per device, each with its number of runs, when they trained on more than one."
     get = get or (lambda r: r['metrics'].get(key))
     g = by_device(rs)
-    if len(g) <= 1: return pm([get(r) for r in rs], nd)
+    if len(g) <= 1 and not (label and g): return pm([get(r) for r in rs], nd)
     return ' · '.join(f"{pm([get(r) for r in v], nd)} ({md_escape(d)}, {len(v)})" for d, v in g.items())
 
 def _setup_models(ctx:ReportContext) -> str:
@@ -729,10 +730,12 @@ def sec_speed(ctx:ReportContext) -> str:
     if tasks:
         rows = []
         for t in tasks:
+            mixed = len(by_device(select(ctx.runs, task=t))) > 1   # then every row of the task names its device
             for pe, rs in by_pe(select(ctx.runs, task=t)).items():
                 p = rs[0]['metrics'].get('params') or {}
-                rows.append([t, pe, _timing(rs, 'tok_per_s', 0), num(p.get('total'), 0), num(p.get('pe'), 0),
-                             _timing(rs, None, 1, lambda r: _beam(r['metrics'].get('decode_sent_per_s'))) if get_kind(rs[0]['kind']).model == 'seq2seq' else ''])
+                rows.append([t, pe, _timing(rs, 'tok_per_s', 0, label=mixed), num(p.get('total'), 0), num(p.get('pe'), 0),
+                             _timing(rs, None, 1, lambda r: _beam(r['metrics'].get('decode_sent_per_s')), label=mixed)
+                             if get_kind(rs[0]['kind']).model == 'seq2seq' else ''])
         out.append('Throughput is measured by each run on its own machine (see @sec-setup), so it compares encodings '
                    'only within one task and profile' + _see(ctx, 'speed_params') + '.\n')
         out.append(md_table(['task', 'encoding', 'train tokens/s', 'parameters', 'positional parameters', 'decoded sentences/s (beam)'], rows,
@@ -1139,6 +1142,7 @@ def sec_runs(ctx:ReportContext) -> str:
         m = r['metrics']
         main = '; '.join(f'{k}={num(get(m, k), nd)}' for k, nd in (KINDS[r['kind']].main_metrics if r['kind'] in KINDS else ()) if get(m, k) is not None)
         note = md_escape(failure_cause(r)) if r['status'] != 'done' else ''
+        if device_of(r) != 'CPU': note = '; '.join(x for x in (f'trained on {md_escape(device_of(r))}', note) if x)   # its timings are the GPU's
         rows.append([md_escape(Path(r['id']).name), r['status'], num(m.get('val_loss'), 4) if r['status'] == 'done' else '—', main,
                      num(m.get('wall_s'), 1) if r['status'] == 'done' else '—', num(m.get('tok_per_s'), 0) if r['status'] == 'done' else '—', note])
     out.append(md_table(['run', 'status', 'val_loss', 'main metrics', 'wall_s', 'tok_per_s', 'note'], rows,
