@@ -263,7 +263,7 @@ def fig_loss_curves(runs:list[dict], # loaded runs (finished and failed ones bot
     rs = [r for r in runs if r['log'] and r['status'] in ('done', 'failed')]
     tasks = sorted({r['task'] for r in rs}, key=lambda t: (task_rank(t), t))
     if not tasks: raise NoData('no run has a log.jsonl')
-    fig = _fig(9, 2.3 * len(tasks)); axs = fig.subplots(len(tasks), 2, squeeze=False)
+    fig = _fig(11.5, 2.3 * len(tasks)); axs = fig.subplots(len(tasks), 2, squeeze=False)
     for row, task in zip(axs, tasks):
         trs = [r for r in rs if r['task'] == task]
         devs = by_device(trs); dev, on = next(iter(devs.items()))   # wall time compares within one device: its most common
@@ -277,7 +277,10 @@ def fig_loss_curves(runs:list[dict], # loaded runs (finished and failed ones bot
                                      lw=1.2, legend=x == 'step', ax=a)
         row[0].set(title=f'{task}: {y.replace("_", " ")}', xlabel='step', ylabel='loss (nats/token)')
         row[1].set(title=f'{task}: against wall time' + (f' ({dev} runs)' if len(devs) > 1 else ''), xlabel='seconds', ylabel='')
-        _legend(row[0])
+        if (lg := row[0].get_legend()) is not None:   # the row's legend beside it, outside the panels (inside, it hid them)
+            hs, ls = row[0].get_legend_handles_labels(); lg.remove()
+            row[1].legend(hs, ls, loc='upper left', bbox_to_anchor=(1.02, 1.02), fontsize=6.5, frameon=False,
+                          ncol=2 if len(ls) > 9 else 1, handlelength=1.2, columnspacing=0.8, labelspacing=0.25)
     return fig
 
 # %% ../nbs/11_figures.ipynb #2a07abeb
