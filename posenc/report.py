@@ -797,12 +797,13 @@ def compare(ctx:ReportContext, task:str, a:str, b:str, get, sign:int=1, boot_met
         if a in bs and b in bs:
             p = boot_p(bs[a], bs[b])
             how = ('bootstrap over seeds and test sentences' if min(w['n']) > 1 else
-                   'paired bootstrap over test sentences, one seed' + ('s' * (max(w['n']) > 1)) + ' on a side: training variance not covered')
+                   'paired bootstrap over test sentences, one seed on ' + ('a side' if max(w['n']) > 1 else 'each side')
+                   + ': training variance not covered')
     return dict(diff=sign * w['diff'], se=w['se'], p=p, how=how, n=w['n'])
 
 def _cmp_text(c:dict, nd:int=2) -> str:
     se = f" ± {num(c['se'], nd)}" if math.isfinite(c['se']) else ''
-    return f"{num(c['diff'], nd)}{se} ({fmt_p(c['p'])}, {c['how']}; seeds {c['n'][0]} and {c['n'][1]})"
+    return f"{num(c['diff'], nd)}{se} ({fmt_p(c['p'])}, {c['how']}; {c['n'][0]} and {c['n'][1]} seed{'s' * (max(c['n']) > 1)})"
 
 # %% ../nbs/12_report.ipynb #7802b504
 def _in(ts:list, tasks:list|None) -> list:
@@ -1009,8 +1010,10 @@ def conclusion_shaw(ctx, tasks:list=None) -> list[str]:
         c = compare(ctx, t, 'shaw', 'sinusoidal', _bleu, boot_metric='bleu')
         if c is None: out.append(f'On {t}, Shaw and sinusoidal encodings cannot be compared: one of them has no finished run.'); continue
         if skip := _untrained_text(ctx, t, ('shaw', 'sinusoidal')): out.append(skip); continue
-        out.append(f"On {t}, shaw − sinusoidal beam BLEU = {_cmp_text(c)}. Shaw et al. (2018) gained 1.3 BLEU (WMT14 en→de) and "
-                   f"0.3 (en→fr) with relative position representations over sinusoidal ones; this {judge(c['diff'], c['p'], 1)}."
+        lead = '' if any('Shaw et al. (2018) gained' in s for s in out) else (   # the finding once, then each task's verdict
+            "Shaw et al. (2018) gained 1.3 BLEU (WMT14 en→de) and 0.3 (en→fr) with relative position representations over "
+            "sinusoidal ones. ")
+        out.append(f"{lead}On {t}, shaw − sinusoidal beam BLEU = {_cmp_text(c)}; against that gain, {t} {judge(c['diff'], c['p'], 1)}."
                    + low_bleu_caveat(ctx, t))
     return out or _none_left(tasks, 'No translation runs, so the relative-representation gain of Shaw et al. (2018) is not examined.')
 
@@ -1291,10 +1294,12 @@ def sec_scope(ctx:ReportContext) -> str:
                    "against seed-to-seed variation, so a test in @sec-conclusions covers the resampling of test sentences at most, "
                    "not training.")
     else:
+        some = [t for t in tasks if t not in one and min(map(len, by_pe(select(done, task=t)).values())) < 2]
+        said = [f"{', '.join(one)} ran one seed per encoding"] * bool(one) + [f"{', '.join(some)} ran one seed for some encodings"] * bool(some)
         out.append("- **What they cannot show:** differences smaller than the spread between seeds; the tests in "
                    "@sec-conclusions say which differences clear it, and each says what it covers"
-                   + (f". {', '.join(one)} ran one seed per encoding: there no test covers training variance, only the "
-                      "resampling of test sentences." if one else '.'))
+                   + (f". {'; '.join(said)}: a test involving such an encoding covers only the resampling of test sentences, "
+                      "not training variance." if said else '.'))
     if todo := _not_run(ctx):
         n, of, tasks_left = todo
         out.append(f"- **Not run yet:** {n} of the {of} runs of the profile, on {', '.join(tasks_left)}; the sweep resumes "
