@@ -253,6 +253,11 @@ def fig_schemes(runs:list[dict]=None, # unused: every registered scheme, from it
     return fig
 
 # %% ../nbs/11_figures.ipynb #18813066
+def _one_device(rs:list[dict]) -> tuple[list[dict], str]:
+    "The runs of the most common device among `rs` (timings compare within one device), and a title suffix naming it when there are several."
+    devs = by_device(rs); dev, on = next(iter(devs.items()))
+    return on, (f' ({dev} runs)' if len(devs) > 1 else '')
+
 def _legend(ax, **kw):
     "Move seaborn's legend of `ax` to the best place, small and without a title (nothing when there is none)."
     if ax.get_legend() is not None: sns.move_legend(ax, 'best', title=None, fontsize=7, **kw)
@@ -266,7 +271,7 @@ def fig_loss_curves(runs:list[dict], # loaded runs (finished and failed ones bot
     fig = _fig(11.5, 2.3 * len(tasks)); axs = fig.subplots(len(tasks), 2, squeeze=False)
     for row, task in zip(axs, tasks):
         trs = [r for r in rs if r['task'] == task]
-        devs = by_device(trs); dev, on = next(iter(devs.items()))   # wall time compares within one device: its most common
+        on, which = _one_device(trs)   # wall time: the task's most common device
         for a, x, sub in ((row[0], 'step', trs), (row[1], 'mean time', on)):
             df = tidy_log(sub, y, 'time').dropna(subset=[y])
             n = df.groupby('pe').id.nunique()
@@ -276,7 +281,7 @@ def fig_loss_curves(runs:list[dict], # loaded runs (finished and failed ones bot
             if len(df): sns.lineplot(data=df, x=x, y=y, hue='encoding', hue_order=list(hues), palette=hues, errorbar='sd',
                                      lw=1.2, legend=x == 'step', ax=a)
         row[0].set(title=f'{task}: {y.replace("_", " ")}', xlabel='step', ylabel='loss (nats/token)')
-        row[1].set(title=f'{task}: against wall time' + (f' ({dev} runs)' if len(devs) > 1 else ''), xlabel='seconds', ylabel='')
+        row[1].set(title=f'{task}: against wall time{which}', xlabel='seconds', ylabel='')
         if (lg := row[0].get_legend()) is not None:   # the row's legend beside it, outside the panels (inside, it hid them)
             hs, ls = row[0].get_legend_handles_labels(); lg.remove()
             row[1].legend(hs, ls, loc='upper left', bbox_to_anchor=(1.02, 1.02), fontsize=6.5, frameon=False,
@@ -468,10 +473,9 @@ def fig_speed_params(runs:list[dict]):
     fig = _fig(max(8, 0.44 * n), (2.4 if n <= UPRIGHT_BEYOND else 3.0) * len(tasks)); axs = fig.subplots(len(tasks), 2, squeeze=False)
     for row, task in zip(axs, tasks):
         rs = select(runs, task=task)
-        devs = by_device(rs)   # throughput compares within one device: the one with the most runs, named when there are more
-        dev, on = next(iter(devs.items()))
+        on, which = _one_device(rs)   # throughput: the task's most common device
         _bar_panel(row[0], tidy(on, 'tok_per_s'), 'tokens / s')
-        row[0].set_title(f'{task}: training throughput' + (f' ({dev} runs)' if len(devs) > 1 else ''), fontsize=9)
+        row[0].set_title(f'{task}: training throughput{which}', fontsize=9)
         p = tidy(rs, 'params.pe', 'params.other').pivot_table(index=['id', 'pe'], columns='metric', values='value').reset_index()
         p = p.reindex(columns=['id', 'pe', 'params.pe', 'params.other']).fillna(0.)
         p['all'] = p['params.pe'] + p['params.other']

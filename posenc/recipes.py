@@ -372,7 +372,6 @@ def _prepare_synthetic(task, p, seed):
     return _Prepared(tok, tok.vocab_size, longest, get_batch, eval_fn, final_fn,
                      dict(ids=torch.tensor(encode_task(ex, tok)[0][:-1])), dict(description=repr(td)))
 
-for k in KINDS.values(): k.hook('prepare')   # every kind's data preparation is attached (a kind without one fails here)
 
 # %% ../nbs/09_recipes.ipynb #5acc420f
 @dataclass
