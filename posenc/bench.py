@@ -4,7 +4,7 @@
 
 # %% ../nbs/13_bench.ipynb #4db75c6f
 from __future__ import annotations
-import json, math, os, platform, random, re, statistics, subprocess, sys, tempfile, time
+import itertools, json, math, os, platform, random, re, statistics, subprocess, sys, tempfile, time
 from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 import torch
@@ -18,8 +18,8 @@ from .results import TIME_TARGETS, MEM_TARGETS, pe_category, bench_targets, targ
 # %% auto #0
 __all__ = ['XT_PE', 'XT_NO_FLASH', 'QUICK', 'MFU_TASKS', 'cpu_model', 'machine_info', 'machine_tag', 'bench_config', 'make_step',
            'time_rounds', 'peak_memory', 'decode_bench', 'bench_pes', 'run_bench', 'add_ratios', 'merge_runs',
-           'bench_table', 'decode_table', 'plot_bench', 'matmul_peak', 'forward_flops', 'train_flops', 'recipe_mfu',
-           'mfu_table', 'mfu_bench', 'print_tables']
+           'bench_table', 'decode_table', 'plot_bench', 'cpu_clock', 'matmul_peak', 'forward_flops', 'train_flops',
+           'recipe_mfu', 'mfu_table', 'mfu_bench', 'print_tables']
 
 # %% ../nbs/13_bench.ipynb #93781241
 def cpu_model() -> str:
@@ -436,20 +436,28 @@ def plot_bench(res:dict, # the benchmark's JSON
     return fig
 
 # %% ../nbs/13_bench.ipynb #cd447956
+def cpu_clock(threads:int, clock:str=None) -> str:
+    "'cpu' (the process's CPU time) on one thread, else 'wall'; `clock` given wins."
+    if clock not in (None, 'cpu', 'wall'): raise ValueError(f"clock must be 'cpu' or 'wall', got {clock!r}")
+    return clock or ('cpu' if threads == 1 else 'wall')
+
+_CLOCKS = {'cpu': time.process_time, 'wall': time.perf_counter}
+
 def matmul_peak(threads:int=1, # torch threads, as in the step it is compared with
                 n:int=1024, # side of the square matrices
-                reps:int=5) -> float: # products timed; the best counts
+                reps:int=5, # products timed; the best counts
+                clock:str=None) -> float: # 'cpu' or 'wall' (default: `cpu_clock(threads)`)
     "The machine's dense fp32 matrix-product rate in GFLOP/s at `threads` (CPU)."
     old = torch.get_num_threads(); torch.set_num_threads(threads)
     try:
         a, b = torch.randn(n, n), torch.randn(n, n)
         a @ b
-        best = min(_timed(lambda: a @ b) for _ in range(reps))
+        best = min(_timed(lambda: a @ b, cpu_clock(threads, clock)) for _ in range(reps))
     finally: torch.set_num_threads(old)
     return 2 * n ** 3 / best / 1e9
 
-def _timed(fn) -> float:
-    t0 = time.perf_counter(); fn(); return time.perf_counter() - t0
+def _timed(fn, clock:str='wall') -> float:
+    now = _CLOCKS[clock]; t0 = now(); fn(); return now() - t0
 
 def _real(ids): return (ids != PAD_ID).sum(1).double()   # real tokens per row (right-padded)
 
@@ -480,9 +488,11 @@ def recipe_mfu(task:str, # a task of `profile`
                profile:str='full', # whose recipe (a name or a .toml file)
                steps:int=20, warmup:int=3, # steps timed, and steps before them
                threads:int=1, # torch threads (a sweep runs one thread a run)
-               peak:float=None, # GFLOP/s to divide by (default: `matmul_peak(threads)`)
+               peak:float=None, # GFLOP/s to divide by (default: `matmul_peak(threads)`, on the same clock)
+               clock:str=None, # 'cpu' (process CPU time: other work on the machine does not count) or 'wall'; default `cpu_clock(threads)`
                **changes) -> dict: # recipe parameters to change
     "Train `task` at `profile`'s recipe on its real batches for a few steps: step time, tokens/s, model GFLOP/s and MFU."
+    clock = cpu_clock(threads, clock); now = _CLOCKS[clock]
     from posenc.sweep import plan
     from posenc.recipes import recipe_parts
     from posenc.train import Trainer
@@ -492,35 +502,38 @@ def recipe_mfu(task:str, # a task of `profile`
     tr.net.train()
     times, flops, toks = [], 0., 0
     for s in range(warmup + steps):
-        t0 = time.perf_counter()
+        t0 = now()
         batch = rp.prep.get_batch(s)                  # the data pipeline counts, as in a run's tokens/s
         out = tr.train_step(batch)
-        if s >= warmup: times.append(time.perf_counter() - t0); flops += train_flops(rp.model.cfg, batch); toks += out['tokens']
-    peak = peak or matmul_peak(threads)
+        if s >= warmup: times.append(now() - t0); flops += train_flops(rp.model.cfg, batch); toks += out['tokens']
+    peak = peak or matmul_peak(threads, clock=clock)
     gf = flops / sum(times) / 1e9
     return dict(task=task, pe=pe, profile=job.profile, threads=threads, steps=steps, step_ms=1e3 * statistics.median(times),
-                tok_per_s=toks / sum(times), model_gflops=gf, peak_gflops=peak, mfu=gf / peak,
+                tok_per_s=toks / sum(times), model_gflops=gf, peak_gflops=peak, mfu=gf / peak, clock=clock, changes=changes,
                 params={k: v for k, v in rp.params.items() if k in job.params or k in changes})
 
 def mfu_table(rows:list) -> str:
     "A Markdown table of `recipe_mfu` rows."
     head = '| task | encoding | threads | step (ms) | tokens/s | model GFLOP/s | matmul peak GFLOP/s | MFU |\n|---|---|---|---|---|---|---|---|\n'
-    return head + '\n'.join(f"| {r['task']} | {r['pe']} | {r['threads']} | {r['step_ms']:.0f} | {r['tok_per_s']:,.0f} | "
+    changed = lambda r: ''.join(f', {k}={v}' for k, v in (r.get('changes') or {}).items())   # a diagnostic change of the recipe
+    return head + '\n'.join(f"| {r['task']} | {r['pe']}{changed(r)} | {r['threads']} | {r['step_ms']:.0f} | {r['tok_per_s']:,.0f} | "
                             f"{r['model_gflops']:.1f} | {r['peak_gflops']:.1f} | {r['mfu']:.1%} |" for r in rows)
 
 def mfu_bench(out_path:str, # the JSON file to write
               tasks:tuple=MFU_TASKS, pes:tuple=('none',), profile:str='full',
-              threads:int=1, steps:int=20, warmup:int=3, log=print, **changes) -> dict:
-    "`recipe_mfu` of every task and encoding against one measured matmul peak; written to `out_path` and returned."
-    t0, info = time.time(), machine_info(threads)
-    peak = matmul_peak(threads)
-    log(f'dense fp32 matmul peak at {threads} thread(s): {peak:.1f} GFLOP/s')
-    res = dict(machine=info, tag=machine_tag(info), peak_gflops=peak, rows=[])
-    for task in tasks:
-        for pe in pes:
-            res['rows'].append(r := recipe_mfu(task, pe, profile, steps, warmup, threads, peak, **changes))
-            log(f"{task} {pe}: {r['step_ms']:.0f} ms a step, {r['tok_per_s']:,.0f} tokens/s, MFU {r['mfu']:.1%}")
-            write_json(out_path, res)
+              threads:int=1, steps:int=20, warmup:int=3, log=print,
+              variants:tuple=(), # recipe changes, e.g. ({'dropout': 0.},): each task and encoding again with each (what a part costs)
+              clock:str=None, **changes) -> dict:
+    "`recipe_mfu` of every task and encoding (and `variants`) against one measured matmul peak; written to `out_path` and returned."
+    t0, info, clock = time.time(), machine_info(threads), cpu_clock(threads, clock)
+    peak = matmul_peak(threads, clock=clock)
+    log(f'dense fp32 matmul peak at {threads} thread(s): {peak:.1f} GFLOP/s ({clock} time)')
+    res = dict(machine=info, tag=machine_tag(info), peak_gflops=peak, clock=clock, rows=[])
+    for task, pe, ch in itertools.product(tasks, pes, [{}, *variants]):
+        res['rows'].append(r := recipe_mfu(task, pe, profile, steps, warmup, threads, peak, clock, **{**changes, **ch}))
+        log(f"{task} {pe}{''.join(f', {k}={v}' for k, v in ch.items())}: {r['step_ms']:.0f} ms a step, "
+            f"{r['tok_per_s']:,.0f} tokens/s, MFU {r['mfu']:.1%}")
+        write_json(out_path, res)
     res['wall_s'] = time.time() - t0
     write_json(out_path, res)
     return res

@@ -354,6 +354,8 @@ def bench(out:str=None, # the JSON file (default: runs/bench/<machine>/bench.jso
           profile:str='full', # --mfu: the profile whose recipes it trains
           tasks:list=('shakespeare', 'ted-tatoeba'), # --mfu: the tasks it trains (the full profile's char LM and translation model)
           steps:int=20, # --mfu: training steps timed (after 3 that are not)
+          vary:str=None, # --mfu: KEY=VALUE, each task measured again with this recipe change, e.g. dropout=0: what that part costs (repeat for more)
+          clock:str=None, # --mfu: 'cpu' (process CPU time, the default on one thread: other work on the machine does not count) or 'wall'
          ):
     "Time every encoding's training step, memory and decoding on this machine (runs/bench/<machine>/); or --mfu, --merge, --table."
     import json
@@ -364,7 +366,8 @@ def bench(out:str=None, # the JSON file (default: runs/bench/<machine>/bench.jso
     tag = b.machine_tag(b.machine_info(threads, device))
     if mfu:
         out = out or f'runs/bench/{tag}/mfu.json'
-        res = b.mfu_bench(out, tuple(tasks), tuple(pes or ['none']), profile, threads, steps, log=log)
+        variants = tuple(dict([parse_set(v)]) for v in (vary or []))
+        res = b.mfu_bench(out, tuple(tasks), tuple(pes or ['none']), profile, threads, steps, log=log, variants=variants, clock=clock)
         print('\n' + b.mfu_table(res['rows']) + f"\n\nwrote {out} in {res['wall_s']:.0f} s")
         return 0
     if merge:
@@ -423,8 +426,10 @@ def main(argv:list=None) -> int:
         except ValueError as e: print(f"posenc {cmd}: {e}", file=sys.stderr); return 1
     rest = [_underscore(a) for a in rest]
     sets = _take_sets(rest) if cmd in ('train', 'eval') else None
+    varies = _take_sets(rest, '--vary') if cmd == 'bench' else None
     args = vars(command_parser(COMMANDS[cmd], prog=f'posenc {cmd}').parse_args(rest))
     if sets is not None: args['set'] = sets
+    if varies: args['vary'] = varies
     try: return COMMANDS[cmd](**args) or 0
     except KeyboardInterrupt: print('\nstopped', file=sys.stderr); return 130
     except ImportError as e:
