@@ -519,6 +519,13 @@ def mfu_table(rows:list) -> str:
     return head + '\n'.join(f"| {r['task']} | {r['pe']}{changed(r)} | {r['threads']} | {r['step_ms']:.0f} | {r['tok_per_s']:,.0f} | "
                             f"{r['model_gflops']:.1f} | {r['peak_gflops']:.1f} | {r['mfu']:.1%} |" for r in rows)
 
+def _recipe_has(profile, task, pe, changes:dict) -> bool:
+    "Whether `task`'s recipe in `profile` already has every value of `changes`."
+    from posenc.sweep import plan
+    from posenc.recipes import recipe_params
+    p = {**recipe_params(task), **plan(profile, pes=[pe], tasks=[task])[0].params}
+    return all(k in p and p[k] == v for k, v in changes.items())
+
 def mfu_bench(out_path:str, # the JSON file to write
               tasks:tuple=MFU_TASKS, pes:tuple=('none',), profile:str='full',
               threads:int=1, steps:int=20, warmup:int=3, log=print,
@@ -530,6 +537,7 @@ def mfu_bench(out_path:str, # the JSON file to write
     log(f'dense fp32 matmul peak at {threads} thread(s): {peak:.1f} GFLOP/s ({clock} time)')
     res = dict(machine=info, tag=machine_tag(info), peak_gflops=peak, clock=clock, rows=[])
     for task, pe, ch in itertools.product(tasks, pes, [{}, *variants]):
+        if ch and _recipe_has(profile, task, pe, ch): continue   # e.g. dropout=0 where the recipe has none: the same row again
         res['rows'].append(r := recipe_mfu(task, pe, profile, steps, warmup, threads, peak, clock, **{**changes, **ch}))
         log(f"{task} {pe}{''.join(f', {k}={v}' for k, v in ch.items())}: {r['step_ms']:.0f} ms a step, "
             f"{r['tok_per_s']:,.0f} tokens/s, MFU {r['mfu']:.1%}")
