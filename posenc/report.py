@@ -25,8 +25,8 @@ __all__ = ['log', 'SEC_WHY', 'SEC_ENCODINGS', 'DATA_NOTES', 'LOW_BLEU', 'RETRIEV
            'compare', 'retrieval_tasks', 'conclusion_vaswani', 'conclusion_press', 'synthetic_mrr', 'mrr_table',
            'conclusion_kazemnejad', 'mrr_sentence', 'anchor_tasks', 'conclusion_rope', 'conclusion_haviv',
            'link_verdict', 'conclusion_wmt_order', 'conclusion_shaw', 'repeated_sentences', 'headline_of',
-           'leading_group', 'separation_sentence', 'family_summary', 'task_families', 'sec_conclusions', 'sec_runs',
-           'headline', 'headline_markdown', 'sec_glance', 'sec_scope', 'report_markdown', 'escape_stars',
+           'leading_group', 'tests_text', 'separation_sentence', 'family_summary', 'task_families', 'sec_conclusions',
+           'sec_runs', 'headline', 'headline_markdown', 'sec_glance', 'sec_scope', 'report_markdown', 'escape_stars',
            'build_report']
 
 # %% ../nbs/12_report.ipynb #924abd37
@@ -1061,6 +1061,12 @@ def leading_group(ctx:ReportContext, task:str, alpha:float=0.05) -> dict|None:
 
 def _vals(L:dict, pes:list) -> str: return ', '.join(f"{pe} ({num(L['means'][pe], L['nd'])})" for pe in pes)
 
+def tests_text(hows:list) -> str:
+    "The tests behind several comparisons (`compare`'s `how`), in one phrase: the two one-seed bootstraps said once."
+    one = [h for h in hows if h.startswith('paired bootstrap over test sentences, one seed on')]
+    if len(one) > 1: one = ['paired bootstrap over test sentences where a side has one seed: training variance not covered']
+    return '; '.join([h for h in hows if not h.startswith('paired bootstrap over test sentences, one seed on')] + one)
+
 def separation_sentence(ctx:ReportContext, task:str) -> str:
     "One sentence: which encodings lead `task` on its headline measure, which are significantly behind, which cannot be told."
     L = leading_group(ctx, task)
@@ -1070,7 +1076,7 @@ def separation_sentence(ctx:ReportContext, task:str) -> str:
     seeds = f"{n[0]}{'–' + str(n[-1]) if len(n) > 1 else ''} seed{'s' * (n[-1] > 1)} per encoding"
     s = f"On {task} ({seeds}), by {L['what']}, {_vals(L, [best])} leads"
     if lead: s += f"; within noise of it: {_vals(L, lead)}"
-    if behind: s += (f"; {'significantly behind' if lead else 'every other one is significantly behind'} ({' / '.join(L['how'])}, "
+    if behind: s += (f"; {'significantly behind' if lead else 'every other one is significantly behind'} ({tests_text(L['how'])}, "
                      f"p < 0.05): {len(behind)} encoding{'s' * (len(behind) > 1)}, down to {_vals(L, behind[-1:])}")
     if L['untested']: s += f"; too few seeds to test: {', '.join(L['untested'])}"
     if L['failed']: s += f"; did not train: {', '.join(L['failed'])}"
