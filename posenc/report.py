@@ -16,18 +16,18 @@ from .render import FORMATS, render
 log = logging.getLogger('posenc.report')
 
 # %% auto #0
-__all__ = ['log', 'SEC_WHY', 'SEC_ENCODINGS', 'DATA_NOTES', 'LOW_BLEU', 'RETRIEVED', 'SCALINGS', 'PRESS_COMPARED',
-           'KAZEMNEJAD_MRR', 'KAZEMNEJAD_OTHERS', 'WMT_ORDER', 'num', 'pmci', 'pm', 'md_escape', 'md_table',
-           'ReportContext', 'front_matter', 'scheme_paragraphs', 'sec_encodings', 'sec_setup', 'passes', 'check_runs',
-           'train_check', 'extra_test_sets', 'test_set_checks', 'synthetic_trained', 'trained', 'trained_table',
-           'sec_trained', 'top_bleu', 'top_extra_bleu', 'low_bleu_caveat', 'sec_translation', 'sec_lm', 'sec_synthetic',
-           'sec_results', 'sec_rope_scaling', 'sec_extrapolation', 'sec_speed', 'sec_examples', 'fmt_p', 'judge',
-           'compare', 'retrieval_tasks', 'conclusion_vaswani', 'conclusion_press', 'synthetic_mrr', 'mrr_table',
-           'conclusion_kazemnejad', 'mrr_sentence', 'anchor_tasks', 'conclusion_rope', 'conclusion_haviv',
-           'link_verdict', 'conclusion_wmt_order', 'conclusion_shaw', 'repeated_sentences', 'headline_of',
-           'leading_group', 'tests_text', 'separation_sentence', 'family_summary', 'task_families', 'sec_conclusions',
-           'sec_runs', 'headline', 'headline_markdown', 'sec_glance', 'sec_scope', 'report_markdown', 'escape_stars',
-           'build_report']
+__all__ = ['log', 'SEC_WHY', 'SEC_ENCODINGS', 'DATA_NOTES', 'LOW_BLEU', 'SEEDS_AND_SENTENCES', 'RETRIEVED', 'SCALINGS',
+           'PRESS_COMPARED', 'KAZEMNEJAD_MRR', 'KAZEMNEJAD_OTHERS', 'WMT_ORDER', 'num', 'pmci', 'pm', 'md_escape',
+           'md_table', 'ReportContext', 'front_matter', 'scheme_paragraphs', 'sec_encodings', 'sec_setup', 'passes',
+           'check_runs', 'train_check', 'extra_test_sets', 'test_set_checks', 'synthetic_trained', 'trained',
+           'trained_table', 'sec_trained', 'top_bleu', 'top_extra_bleu', 'low_bleu_caveat', 'boot_test',
+           'sec_translation', 'sec_lm', 'sec_synthetic', 'sec_results', 'sec_rope_scaling', 'sec_extrapolation',
+           'sec_speed', 'sec_examples', 'fmt_p', 'judge', 'compare', 'retrieval_tasks', 'conclusion_vaswani',
+           'conclusion_press', 'synthetic_mrr', 'mrr_table', 'conclusion_kazemnejad', 'mrr_sentence', 'anchor_tasks',
+           'conclusion_rope', 'conclusion_haviv', 'link_verdict', 'conclusion_wmt_order', 'conclusion_shaw',
+           'repeated_sentences', 'headline_of', 'leading_group', 'tests_text', 'separation_sentence', 'family_summary',
+           'task_families', 'sec_conclusions', 'sec_runs', 'headline', 'headline_markdown', 'sec_glance', 'sec_scope',
+           'report_markdown', 'escape_stars', 'build_report']
 
 # %% ../nbs/12_report.ipynb #924abd37
 def num(x, nd:int=2) -> str:
@@ -404,6 +404,18 @@ def low_bleu_caveat(ctx:ReportContext, task:str) -> str:
             f'have only begun to translate.')
 
 # %% ../nbs/12_report.ipynb #6ee321ee
+SEEDS_AND_SENTENCES = "bootstrap over seeds and test sentences and Welch's t test over seeds, the larger p"
+
+def boot_test(boot_a, boot_b, # bootstrap replicates of the two encodings (`bootstrap_scores`)
+              w:dict) -> tuple[float, str]: # `welch` of their seed scores
+    """p of a − b and what it covers. Several seeds on both sides: the larger p of the bootstrap over seeds and sentences and
+    Welch's t test over seeds, since resampling two or three seeds understates their spread (two seeds a side that never
+    overlap give a bootstrap p near 0, a t test far above 0.05). One seed on a side: the bootstrap over sentences."""
+    p = boot_p(boot_a, boot_b)
+    if min(w['n']) > 1: return max(p, w['p'] if w['p'] is not None and math.isfinite(w['p']) else p), SEEDS_AND_SENTENCES
+    return p, ('paired bootstrap over test sentences, one seed on ' + ('a side' if max(w['n']) > 1 else 'each side')
+               + ': training variance not covered')
+
 def _translation_rows(ctx:ReportContext, task:str, g:dict, best:str) -> list[list]:
     "A row per encoding of `g`: seeds, BLEU and chrF (beam, greedy), Δ beam BLEU to `best` and its p-value, valid loss."
     bleu = lambda k: (lambda r: (r['metrics'].get('bleu') or {}).get(k))
@@ -411,7 +423,7 @@ def _translation_rows(ctx:ReportContext, task:str, g:dict, best:str) -> list[lis
     boot, rows = ctx.boot(task), []
     for pe, rs in g.items():
         d = welch([bleu('beam')(r) for r in rs], [bleu('beam')(r) for r in g[best]])
-        p = boot_p(boot[pe], boot[best]) if pe in boot and best in boot else d['p']
+        p = boot_test(boot[pe], boot[best], d)[0] if pe in boot and best in boot else d['p']
         rows.append([pe, _seeds(rs), pmci([bleu('beam')(r) for r in rs]), pmci([bleu('greedy')(r) for r in rs]),
                      pmci([chrf('beam')(r) for r in rs]), pmci([chrf('greedy')(r) for r in rs]),
                      'best' if pe == best else num(d['diff']), '' if pe == best else ('< 0.001' if p < 0.001 else num(p, 3)),
@@ -459,10 +471,11 @@ def sec_translation(ctx:ReportContext, task:str) -> str:
                     _translation_rows(ctx, task, g, best),
                     f'{task}: test scores, mean ± the half-width of its 95% confidence interval over seeds (Student t; '
                     'one seed: the score alone). Δ: beam BLEU minus the best encoding\'s; p: '
-                    + ('bootstrap over seeds and test sentences (each replicate draws every encoding\'s seeds with '
-                       'replacement and one resample of the test sentences shared by all encodings), so it covers training '
-                       'variance and the choice of test sentences; where an encoding has one seed it covers the test '
-                       'sentences only.' if boot else 'Welch\'s t test over seeds.')
+                    + ('where both encodings have several seeds, the larger of two p-values: a bootstrap over seeds and test '
+                       'sentences (each replicate draws every encoding\'s seeds with replacement and one resample of the test '
+                       'sentences shared by all encodings) and Welch\'s t test over seeds, which a bootstrap of two or three '
+                       'seeds would understate; so it covers training variance and the choice of test sentences. Where an '
+                       'encoding has one seed: the bootstrap, which then covers the test sentences only.' if boot else 'Welch\'s t test over seeds.')
                     + ' Valid loss: label-smoothed cross-entropy (nats per target token) on the validation set.',
                     f'res-{task}'),
            'sacrebleu signatures: ' + ('; '.join(f'`{s}`' for s in sigs) if sigs else 'not recorded') + '.'
@@ -794,12 +807,9 @@ def compare(ctx:ReportContext, task:str, a:str, b:str, get, sign:int=1, boot_met
     p, how = w['p'], "Welch's t test over seeds"
     if boot_metric:
         bs = ctx.boot(task, boot_metric)
-        if a in bs and b in bs:
-            p = boot_p(bs[a], bs[b])
-            how = ('bootstrap over seeds and test sentences' if min(w['n']) > 1 else
-                   'paired bootstrap over test sentences, one seed on ' + ('a side' if max(w['n']) > 1 else 'each side')
-                   + ': training variance not covered')
+        if a in bs and b in bs: p, how = boot_test(bs[a], bs[b], w)
     return dict(diff=sign * w['diff'], se=w['se'], p=p, how=how, n=w['n'])
+
 
 def _cmp_text(c:dict, nd:int=2) -> str:
     se = f" ± {num(c['se'], nd)}" if math.isfinite(c['se']) else ''
