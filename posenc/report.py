@@ -474,8 +474,8 @@ def sec_translation(ctx:ReportContext, task:str) -> str:
                     + ('where both encodings have several seeds, the larger of two p-values: a bootstrap over seeds and test '
                        'sentences (each replicate draws every encoding\'s seeds with replacement and one resample of the test '
                        'sentences shared by all encodings) and Welch\'s t test over seeds, which a bootstrap of two or three '
-                       'seeds would understate; so it covers training variance and the choice of test sentences. Where an '
-                       'encoding has one seed: the bootstrap, which then covers the test sentences only.' if boot else 'Welch\'s t test over seeds.')
+                       'seeds would understate; so it covers training variance and the choice of test sentences; where an '
+                       'encoding has one seed, the bootstrap alone, which then covers the test sentences only.' if boot else 'Welch\'s t test over seeds.')
                     + ' Valid loss: label-smoothed cross-entropy (nats per target token) on the validation set.',
                     f'res-{task}'),
            'sacrebleu signatures: ' + ('; '.join(f'`{s}`' for s in sigs) if sigs else 'not recorded') + '.'
@@ -792,11 +792,11 @@ def judge(diff:float, p:float, expect:int, alpha:float=0.05) -> str:
     "Verdict on a published claim: `expect` 0 (no difference) or +1 (diff > 0)."
     testable = p is not None and math.isfinite(p)
     if expect == 0:
-        if not testable: return 'cannot be tested for significance here (one seed per encoding)'
+        if not testable: return 'cannot tell (a side has one seed: no test covers training variance)'
         return 'agrees (no significant difference)' if p >= alpha else 'disagrees (the difference is significant)'
     if testable and p < alpha: return 'agrees' if diff > 0 else 'disagrees (significantly, in the opposite direction)'
-    if diff > 0: return 'points the same way, but not significantly' + ('' if testable else ' (one seed per encoding: untested)')
-    return 'is not reproduced (the difference is not significant either way)' if testable else 'is not reproduced (one seed per encoding: untested)'
+    if diff > 0: return 'points the same way, but not significantly' if testable else 'points the same way, untested (a side has one seed)'
+    return 'is not reproduced (the difference is not significant either way)' if testable else 'is not reproduced, untested (a side has one seed)'
 
 # %% ../nbs/12_report.ipynb #8046bea2
 def compare(ctx:ReportContext, task:str, a:str, b:str, get, sign:int=1, boot_metric:str=None) -> dict:
@@ -807,13 +807,17 @@ def compare(ctx:ReportContext, task:str, a:str, b:str, get, sign:int=1, boot_met
     p, how = w['p'], "Welch's t test over seeds"
     if boot_metric:
         bs = ctx.boot(task, boot_metric)
-        if a in bs and b in bs: p, how = boot_test(bs[a], bs[b], w)
+        if a in bs and b in bs:
+            p, how = boot_test(bs[a], bs[b], w)
+            if min(w['n']) == 1:   # over test sentences only: printed, but it decides nothing (training variance not covered)
+                return dict(diff=sign * w['diff'], se=w['se'], p=float('nan'), p_sentences=p, how=how, n=w['n'])
     return dict(diff=sign * w['diff'], se=w['se'], p=p, how=how, n=w['n'])
 
 
 def _cmp_text(c:dict, nd:int=2) -> str:
     se = f" ± {num(c['se'], nd)}" if math.isfinite(c['se']) else ''
-    return f"{num(c['diff'], nd)}{se} ({fmt_p(c['p'])}, {c['how']}; {c['n'][0]} and {c['n'][1]} seed{'s' * (max(c['n']) > 1)})"
+    p = c['p'] if c['p'] is not None and math.isfinite(c['p']) else c.get('p_sentences', c['p'])
+    return f"{num(c['diff'], nd)}{se} ({fmt_p(p)}, {c['how']}; {c['n'][0]} and {c['n'][1]} seed{'s' * (max(c['n']) > 1)})"
 
 # %% ../nbs/12_report.ipynb #7802b504
 def _in(ts:list, tasks:list|None) -> list:
@@ -1007,10 +1011,13 @@ def conclusion_wmt_order(ctx, tasks:list=None) -> list[str]:
                        f"{'has' if len(miss) == 1 else 'have'} no finished run."); continue
         links = [(a, b, rel, compare(ctx, t, a, b, _bleu, boot_metric='bleu')) for a, b, rel in WMT_ORDER]
         held = sum(link_verdict(c, rel).startswith('holds') for *_, rel, c in links)
+        untested = sum(link_verdict(c, rel) == 'untested' for *_, rel, c in links)
         bad = trained(ctx, t, *need)
         out.append(f"On {t}, set against the ordering relative (Shaw) ≳ RoPE ≫ sinusoidal ≈ none expected on a WMT14 subset: "
                    + '; '.join(f"{a} − {b} beam BLEU = {_cmp_text(c)}, so {a} {rel} {b} {link_verdict(c, rel)}" for a, b, rel, c in links)
-                   + f". {held} of 3 links hold" + (f" ({', '.join(bad)} did not pass the training check)" if bad else '') + '.'
+                   + (f". {held} of 3 links hold" if untested < 3 else '. No link can be tested: each has a side with one seed')
+                   + (f", {untested} untested" if 0 < untested < 3 else '')
+                   + (f" ({', '.join(bad)} did not pass the training check)" if bad else '') + '.'
                    + low_bleu_caveat(ctx, t))
     return out or _none_left(tasks, 'No translation runs, so the ordering relative ≳ RoPE ≫ sinusoidal ≈ none is not examined.')
 
@@ -1098,10 +1105,10 @@ def family_summary(ctx:ReportContext, tasks:list) -> str:
     if len(Ls) < 2: return ''
     n = collections.Counter(pe for L in Ls for pe in L['lead'])
     always = [pe for pe, k in n.items() if k == len(Ls)]
-    if always: return (f"Over its {len(Ls)} trained tasks, {', '.join(always)} {'is' if len(always) == 1 else 'are'} in the leading "
-                       "group (the best and those within noise of it) on every one.")
-    return (f"No encoding is in the leading group (the best and those within noise of it) on "
-            f"{'both' if len(Ls) == 2 else f'all {len(Ls)}'} trained tasks; most often: "
+    names = ' and '.join(L['task'] for L in Ls) if len(Ls) == 2 else ', '.join(L['task'] for L in Ls)   # each family its own sentence
+    if always: return (f"On {names} alike, {', '.join(always)} {'is' if len(always) == 1 else 'are'} in the leading "
+                       "group (the best and those within noise of it).")
+    return (f"No encoding is in the leading group (the best and those within noise of it) on every one of {names}; most often: "
             + ', '.join(f'{pe} ({k} of {len(Ls)})' for pe, k in n.most_common(3)) + '.')
 
 # %% ../nbs/12_report.ipynb #2b485591
@@ -1137,8 +1144,8 @@ def sec_conclusions(ctx:ReportContext) -> str:
            'means over seeds ± its standard error, and a two-sided p-value (significant below 0.05). With few seeds and small '
            'budgets, "not significant" means the runs cannot tell the encodings apart, not that they are equal.'
            + (f' {", ".join(one)} {"has" if len(one) == 1 else "have"} one seed per encoding: there the paired bootstrap\'s '
-              'p-value covers which test sentences were drawn, not how a second training run would differ, so '
-              '"significant" means larger than the test set\'s sampling noise.' if (one := _one_seed_tasks(ctx)) else '') + '\n']
+              'p-value, printed beside each comparison, covers which test sentences were drawn, not how a second training run '
+              'would differ, so no difference that rests on one seed is called significant.' if (one := _one_seed_tasks(ctx)) else '') + '\n']
     caveats, done = {c.strip(): t for t in tasks_of(ctx.runs, 'seq2seq') if (c := low_bleu_caveat(ctx, t))}, set()
     fams = task_families(ctx)
     if not fams: return '\n'.join(out + ['No finished runs, so there is nothing to conclude.\n'])
