@@ -512,11 +512,12 @@ def recipe_mfu(task:str, # a task of `profile`
                 tok_per_s=toks / sum(times), model_gflops=gf, peak_gflops=peak, mfu=gf / peak, clock=clock, changes=changes,
                 params={k: v for k, v in rp.params.items() if k in job.params or k in changes})
 
+def _changed(ch:dict) -> str: return ''.join(f', {k}={v}' for k, v in (ch or {}).items())   # a diagnostic change of the recipe
+
 def mfu_table(rows:list) -> str:
     "A Markdown table of `recipe_mfu` rows."
     head = '| task | encoding | threads | step (ms) | tokens/s | model GFLOP/s | matmul peak GFLOP/s | MFU |\n|---|---|---|---|---|---|---|---|\n'
-    changed = lambda r: ''.join(f', {k}={v}' for k, v in (r.get('changes') or {}).items())   # a diagnostic change of the recipe
-    return head + '\n'.join(f"| {r['task']} | {r['pe']}{changed(r)} | {r['threads']} | {r['step_ms']:.0f} | {r['tok_per_s']:,.0f} | "
+    return head + '\n'.join(f"| {r['task']} | {r['pe']}{_changed(r.get('changes'))} | {r['threads']} | {r['step_ms']:.0f} | {r['tok_per_s']:,.0f} | "
                             f"{r['model_gflops']:.1f} | {r['peak_gflops']:.1f} | {r['mfu']:.1%} |" for r in rows)
 
 def _recipe_has(profile, task, pe, changes:dict) -> bool:
@@ -539,7 +540,7 @@ def mfu_bench(out_path:str, # the JSON file to write
     for task, pe, ch in itertools.product(tasks, pes, [{}, *variants]):
         if ch and _recipe_has(profile, task, pe, ch): continue   # e.g. dropout=0 where the recipe has none: the same row again
         res['rows'].append(r := recipe_mfu(task, pe, profile, steps, warmup, threads, peak, clock, **{**changes, **ch}))
-        log(f"{task} {pe}{''.join(f', {k}={v}' for k, v in ch.items())}: {r['step_ms']:.0f} ms a step, "
+        log(f"{task} {pe}{_changed(ch)}: {r['step_ms']:.0f} ms a step, "
             f"{r['tok_per_s']:,.0f} tokens/s, MFU {r['mfu']:.1%}")
         write_json(out_path, res)
     res['wall_s'] = time.time() - t0
