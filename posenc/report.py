@@ -1295,7 +1295,7 @@ def sec_scope(ctx:ReportContext) -> str:
     if not done: return ''
     tasks = tasks_of(ctx.runs)
     pes = list(by_pe(done))
-    seeds = sorted({len({r['seed'] for r in select(done, task=t)}) for t in tasks})
+    seeds = sorted({len({r['seed'] for r in g}) for t in tasks for g in by_pe(select(done, task=t)).values()})   # per encoding and task
     walls = [w for r in done if isinstance(w := r['metrics'].get('train_wall_s'), (int, float))]
     dev = {d: [w for r in v if isinstance(w := r['metrics'].get('train_wall_s'), (int, float))] for d, v in by_device(done).items()}
     median = ' and '.join(f"{num(float(np.median(w)), 0)} s" + (f" on {'the CPU' if d == 'CPU' else md_escape(d)}" if len(dev) > 1 else '')
