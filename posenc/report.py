@@ -1079,7 +1079,7 @@ def leading_group(ctx:ReportContext, task:str, alpha:float=0.05) -> dict|None:
     means = {pe: v for pe, v in pe_means(g, get).items() if pe not in failed}
     order = sorted(means, key=lambda pe: -sign * means[pe])
     res = dict(task=task, what=what, nd=nd, means=means, failed=failed, lead=order[:1], behind=[], untested=[], how=[],
-               seeds=sorted({len(g[pe]) for pe in means}))
+               seeds=sorted({len(v) for v in g.values()}))   # every encoding's, those that did not train included
     for pe in order[1:]:
         c = compare(ctx, task, order[0], pe, get, sign, boot)
         if c['p'] is None or not math.isfinite(c['p']): res['untested'].append(pe); continue
