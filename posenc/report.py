@@ -1022,11 +1022,11 @@ def conclusion_wmt_order(ctx, tasks:list=None) -> list[str]:
             out.append(f"On {t}, the ordering relative ≳ RoPE ≫ sinusoidal ≈ none cannot be checked yet: {', '.join(miss)} "
                        f"{'has' if len(miss) == 1 else 'have'} no finished run."); continue
         links = [(a, b, rel, compare(ctx, t, a, b, _bleu, boot_metric='bleu')) for a, b, rel in WMT_ORDER]
-        held = sum(link_verdict(c, rel).startswith('holds') for *_, rel, c in links)
-        untested = sum(link_verdict(c, rel) == 'untested' for *_, rel, c in links)
+        verdicts = [link_verdict(c, rel) for *_, rel, c in links]
+        held, untested = sum(v.startswith('holds') for v in verdicts), verdicts.count('untested')
         bad = trained(ctx, t, *need)
         out.append(f"On {t}, set against the ordering relative (Shaw) ≳ RoPE ≫ sinusoidal ≈ none expected on a WMT14 subset: "
-                   + '; '.join(f"{a} − {b} beam BLEU = {_cmp_text(c)}, so {a} {rel} {b} {link_verdict(c, rel)}" for a, b, rel, c in links)
+                   + '; '.join(f"{a} − {b} beam BLEU = {_cmp_text(c)}, so {a} {rel} {b} {v}" for (a, b, rel, c), v in zip(links, verdicts))
                    + (f". {held} of 3 links hold" if untested < 3 else '. No link can be tested: each has a side with one seed')
                    + (f", {untested} untested" if 0 < untested < 3 else '')
                    + (f" ({', '.join(bad)} did not pass the training check)" if bad else '') + '.'
