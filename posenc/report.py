@@ -26,8 +26,8 @@ __all__ = ['log', 'SEC_WHY', 'SEC_ENCODINGS', 'DATA_NOTES', 'LOW_BLEU', 'SEEDS_A
            'conclusion_press', 'synthetic_mrr', 'mrr_table', 'conclusion_kazemnejad', 'mrr_sentence', 'anchor_tasks',
            'conclusion_rope', 'conclusion_haviv', 'link_verdict', 'conclusion_wmt_order', 'conclusion_shaw',
            'repeated_sentences', 'headline_of', 'leading_group', 'tests_text', 'separation_sentence', 'family_summary',
-           'task_families', 'sec_conclusions', 'sec_runs', 'headline', 'headline_markdown', 'sec_glance', 'sec_scope',
-           'report_markdown', 'escape_stars', 'build_report']
+           'task_families', 'family_test', 'tests_opening', 'sec_conclusions', 'sec_runs', 'headline',
+           'headline_markdown', 'sec_glance', 'sec_scope', 'report_markdown', 'escape_stars', 'build_report']
 
 # %% ../nbs/12_report.ipynb #924abd37
 def num(x, nd:int=2) -> str:
@@ -1027,7 +1027,7 @@ def conclusion_wmt_order(ctx, tasks:list=None) -> list[str]:
         bad = trained(ctx, t, *need)
         out.append(f"On {t}, set against the ordering relative (Shaw) ≳ RoPE ≫ sinusoidal ≈ none expected on a WMT14 subset: "
                    + '; '.join(f"{a} − {b} beam BLEU = {_cmp_text(c)}, so {a} {rel} {b} {v}" for (a, b, rel, c), v in zip(links, verdicts))
-                   + (f". {held} of 3 links hold" if untested < 3 else '. No link can be tested: each has a side with one seed')
+                   + (f". {held} of 3 links {'holds' if held == 1 else 'hold'}" if untested < 3 else '. No link can be tested: each has a side with one seed')
                    + (f", {untested} untested" if 0 < untested < 3 else '')
                    + (f" ({', '.join(bad)} did not pass the training check)" if bad else '') + '.'
                    + low_bleu_caveat(ctx, t))
@@ -1137,6 +1137,24 @@ def task_families(ctx:ReportContext) -> list[tuple]:
             ('Retrieval', retr, (conclusion_press, conclusion_kazemnejad))]
     return [f for f in fams if f[1]]
 
+def family_test(title:str) -> str:
+    "The test behind a family's p-values where a comparison names none: seeds and test sentences for translation, else Welch's."
+    return SEEDS_AND_SENTENCES if title == 'Translation' else "Welch's t test over seeds"
+
+def tests_opening(titles:list) -> str:
+    "The sentence of the Conclusions' opening that names, once, the usual test of each family in `titles` (left out beside its p-values)."
+    welch_fams = [t.lower() for t in titles if family_test(t) != SEEDS_AND_SENTENCES]
+    parts = ([f"Welch's t test over seeds in {_and(welch_fams)}"] if welch_fams else []) + (
+        ['the larger p of a bootstrap over seeds and test sentences and Welch\'s t test over seeds in translation (a '
+         'bootstrap alone understates the spread of two or three seeds)'] if 'Translation' in titles else [])
+    return f" A p-value below that names no test comes from {', and from '.join(parts)}." if parts else ''
+
+def _and(xs:list) -> str: return xs[0] if len(xs) == 1 else ', '.join(xs[:-1]) + ' and ' + xs[-1]
+
+def _test_named_once(text:str, how:str) -> str:
+    "A family's paragraph with its usual test `how` left out of each p (the Conclusions' opening names it); other tests stay named."
+    return text.replace(f', {how};', ';').replace(f'({how}, p < 0.05)', '(p < 0.05)')
+
 def _caveat_once(text:str, caveats:dict, done:set) -> str:
     "A translation task's low-BLEU caveat in full the first time, then a pointer back to it."
     for c, t in caveats.items():
@@ -1148,6 +1166,14 @@ def _caveat_once(text:str, caveats:dict, done:set) -> str:
 
 def sec_conclusions(ctx:ReportContext) -> str:
     "Per family of tasks: what separates the encodings, then each published finding set against the numbers."
+    fams, paras, named = task_families(ctx), [], []
+    caveats, done = {c.strip(): t for t in tasks_of(ctx.runs, 'seq2seq') if (c := low_bleu_caveat(ctx, t))}, set()
+    for title, tasks, fns in fams:
+        said = [family_summary(ctx, tasks)] + [separation_sentence(ctx, t) for t in tasks] + [s for fn in fns for s in fn(ctx, tasks)]
+        text = _caveat_once(' '.join(s for s in said if s), caveats, done)
+        if (short := _test_named_once(text, family_test(title))) != text: named.append(title)
+        paras.append(f"**{title}** ({', '.join(tasks)}). " + short + '\n')
+        if mrr_sentence in fns and (t := mrr_table(ctx)): paras.append(t)
     out = ['# Conclusions {#sec-conclusions}\n',
            'One paragraph per family of tasks. Each opens with what separates the encodings on each task: the best by the '
            'task\'s headline measure, those within noise of it and those significantly behind it. Each comparison is tested on '
@@ -1155,17 +1181,12 @@ def sec_conclusions(ctx:ReportContext) -> str:
            'would still be called behind. Then each published finding is set against two encodings: the difference of their '
            'means over seeds ± its standard error, and a two-sided p-value (significant below 0.05). With few seeds and small '
            'budgets, "not significant" means the runs cannot tell the encodings apart, not that they are equal.'
+           + tests_opening(named)
            + (f' {", ".join(one)} {"has" if len(one) == 1 else "have"} one seed per encoding: there the paired bootstrap\'s '
               'p-value, printed beside each comparison, covers which test sentences were drawn, not how a second training run '
               'would differ, so no difference that rests on one seed is called significant.' if (one := _one_seed_tasks(ctx)) else '') + '\n']
-    caveats, done = {c.strip(): t for t in tasks_of(ctx.runs, 'seq2seq') if (c := low_bleu_caveat(ctx, t))}, set()
-    fams = task_families(ctx)
     if not fams: return '\n'.join(out + ['No finished runs, so there is nothing to conclude.\n'])
-    for title, tasks, fns in fams:
-        said = [family_summary(ctx, tasks)] + [separation_sentence(ctx, t) for t in tasks] + [s for fn in fns for s in fn(ctx, tasks)]
-        out.append(f"**{title}** ({', '.join(tasks)}). " + _caveat_once(' '.join(s for s in said if s), caveats, done) + '\n')
-        if mrr_sentence in fns and (t := mrr_table(ctx)): out.append(t)
-    return '\n'.join(out)
+    return '\n'.join(out + paras)
 
 # %% ../nbs/12_report.ipynb #c67baac1
 def sec_runs(ctx:ReportContext) -> str:
