@@ -17,17 +17,18 @@ log = logging.getLogger('posenc.report')
 
 # %% auto #0
 __all__ = ['log', 'SEC_WHY', 'SEC_ENCODINGS', 'DATA_NOTES', 'LOW_BLEU', 'SEEDS_AND_SENTENCES', 'RETRIEVED', 'SCALINGS',
-           'PRESS_COMPARED', 'KAZEMNEJAD_MRR', 'KAZEMNEJAD_OTHERS', 'WMT_ORDER', 'num', 'pmci', 'pm', 'md_escape',
-           'md_table', 'ReportContext', 'front_matter', 'scheme_paragraphs', 'sec_encodings', 'sec_setup', 'passes',
-           'check_runs', 'train_check', 'extra_test_sets', 'test_set_checks', 'synthetic_trained', 'trained',
-           'trained_table', 'sec_trained', 'top_bleu', 'top_extra_bleu', 'low_bleu_caveat', 'boot_test',
-           'sec_translation', 'sec_lm', 'sec_synthetic', 'sec_results', 'sec_rope_scaling', 'sec_extrapolation',
-           'sec_speed', 'sec_examples', 'fmt_p', 'judge', 'compare', 'retrieval_tasks', 'conclusion_vaswani',
-           'conclusion_press', 'synthetic_mrr', 'mrr_table', 'conclusion_kazemnejad', 'mrr_sentence', 'anchor_tasks',
-           'conclusion_rope', 'conclusion_haviv', 'link_verdict', 'conclusion_wmt_order', 'conclusion_shaw',
-           'repeated_sentences', 'headline_of', 'leading_group', 'tests_text', 'separation_sentence', 'family_summary',
-           'task_families', 'family_test', 'tests_opening', 'sec_conclusions', 'sec_runs', 'headline',
-           'headline_markdown', 'sec_glance', 'sec_scope', 'report_markdown', 'escape_stars', 'build_report']
+           'PRESS_COMPARED', 'KAZEMNEJAD_MRR', 'KAZEMNEJAD_OTHERS', 'KAZEMNEJAD_SHORT', 'WMT_ORDER', 'num', 'pmci',
+           'pm', 'md_escape', 'md_table', 'ReportContext', 'front_matter', 'scheme_paragraphs', 'sec_encodings',
+           'sec_setup', 'passes', 'check_runs', 'train_check', 'extra_test_sets', 'test_set_checks',
+           'synthetic_trained', 'trained', 'trained_table', 'sec_trained', 'top_bleu', 'top_extra_bleu',
+           'low_bleu_caveat', 'boot_test', 'sec_translation', 'sec_lm', 'sec_synthetic', 'sec_results',
+           'sec_rope_scaling', 'sec_extrapolation', 'sec_speed', 'sec_examples', 'fmt_p', 'judge', 'compare',
+           'retrieval_tasks', 'conclusion_vaswani', 'conclusion_press', 'synthetic_mrr', 'mrr_table',
+           'conclusion_kazemnejad', 'mrr_sentence', 'anchor_tasks', 'conclusion_rope', 'conclusion_haviv',
+           'link_verdict', 'conclusion_wmt_order', 'conclusion_shaw', 'repeated_sentences', 'headline_of',
+           'leading_group', 'tests_text', 'separation_sentence', 'family_summary', 'task_families', 'family_test',
+           'tests_opening', 'sec_conclusions', 'sec_runs', 'headline', 'headline_markdown', 'sec_glance', 'sec_scope',
+           'report_markdown', 'escape_stars', 'build_report']
 
 # %% ../nbs/12_report.ipynb #924abd37
 def num(x, nd:int=2) -> str:
@@ -930,8 +931,31 @@ def mrr_table(ctx) -> str:
                     'ties share the best rank. "Their five": ranked among the five encodings Kazemnejad et al. (2023) compared, '
                     'as in their figure; their absolute embedding (APE) is set beside sinusoidal.', 'mrr')
 
+KAZEMNEJAD_SHORT = {   # `judge`'s verdicts on a +1 claim, as a clause after a task's numbers
+    'agrees': 'borne out', 'disagrees (significantly, in the opposite direction)': 'contradicted (significantly the other way)',
+    'points the same way, but not significantly': 'the same way, not significantly',
+    'is not reproduced (the difference is not significant either way)': 'the other way, not significantly',
+    'points the same way, untested (a side has one seed)': 'the same way, untested (a side has one seed)',
+    'is not reproduced, untested (a side has one seed)': 'the other way, untested (a side has one seed)'}
+
+def _and(xs:list) -> str: return xs[0] if len(xs) == 1 else ', '.join(xs[:-1]) + ' and ' + xs[-1]
+
+def _tally(tested:list) -> str:
+    "How Kazemnejad et al.'s finding fared over several tasks: '' for one task."
+    if len(tested) < 2: return ''
+    by = {}
+    for t, *_, v in tested: by.setdefault(KAZEMNEJAD_SHORT.get(v, v).split(' (')[0], []).append(t)
+    words = {'borne out': 'it is borne out on', 'the same way, not significantly': 'points its way without significance on',
+             'the other way, not significantly': 'points the other way without significance on', 'contradicted': 'is contradicted on',
+             'the same way, untested': 'points its way, untested, on', 'the other way, untested': 'points the other way, untested, on'}
+    parts = [f"{words.get(k, k + ' on')} {len(ts)} ({', '.join(ts)})" for k, ts in by.items()]
+    if 'borne out' not in by: parts.insert(0, 'it is borne out on none')
+    return f"Over the {len(tested)} tasks where it can be tested, " + _and(parts) + '.'
+
 def conclusion_kazemnejad(ctx, tasks:list=None) -> list[str]:
-    out = []
+    """Kazemnejad et al.'s finding (NoPE and T5 generalise best) against each synthetic task of `tasks`: the finding once, each
+    task's difference (best of NoPE/T5 − best of the absolute encodings, RoPE and ALiBi, accuracy beyond the training length), a tally."""
+    tested, out = [], []
     for t in _in(tasks_of(ctx.runs, 'synthetic'), tasks):
         g = by_pe(select(ctx.runs, task=t))
         acc = lambda r: r['metrics'].get('acc_ood')
@@ -945,9 +969,16 @@ def conclusion_kazemnejad(ctx, tasks:list=None) -> list[str]:
             out.append(f"On {t}, {why} (@sec-trained), so Kazemnejad et al. (2023) cannot be checked there."); continue
         a, b = max(ours, key=means.get), max(rest, key=means.get)
         c = compare(ctx, t, a, b, acc)
-        out.append(f"On {t}, accuracy on inputs longer than in training: best of NoPE/T5 ({a}, {num(means[a], 3)}) − best of the "
-                   f"absolute encodings, RoPE and ALiBi ({b}, {num(means[b], 3)}) = {_cmp_text(c, 3)}: against Kazemnejad et al.'s (2023) finding "
-                   f"that NoPE and T5 generalise best, {t} {judge(c['diff'], c['p'], 1)}.")
+        tested.append((t, f"{a} ({num(means[a], 3)}) − {b} ({num(means[b], 3)}) = {_cmp_text(c, 3)}", judge(c['diff'], c['p'], 1)))
+    if len(tested) == 1:
+        t, d, v = tested[0]
+        out.insert(0, f"On {t}, set against Kazemnejad et al.'s (2023) finding that NoPE and T5 generalise best: in accuracy on "
+                      f"inputs longer than in training, the best of NoPE/T5 minus the best of the absolute encodings, RoPE and ALiBi, "
+                      f"is {d}, {KAZEMNEJAD_SHORT.get(v, v)}.")
+    elif tested:
+        out[:0] = ["Kazemnejad et al. (2023) found that NoPE and T5 generalise to longer inputs better than absolute encodings, RoPE "
+                   "and ALiBi. Here, in accuracy on inputs longer than in training, the best of NoPE/T5 minus the best of those: "
+                   + '; '.join(f"on {t}, {d}, {KAZEMNEJAD_SHORT.get(v, v)}" for t, d, v in tested) + '.', _tally(tested)]
     return out or _none_left(tasks, 'No synthetic-task runs, so the length-generalisation findings of Kazemnejad et al. (2023) are not examined.')
 
 def mrr_sentence(ctx, tasks:list=None) -> list[str]:
@@ -1148,8 +1179,6 @@ def tests_opening(titles:list) -> str:
         ['the larger p of a bootstrap over seeds and test sentences and Welch\'s t test over seeds in translation (a '
          'bootstrap alone understates the spread of two or three seeds)'] if 'Translation' in titles else [])
     return f" A p-value below that names no test comes from {', and from '.join(parts)}." if parts else ''
-
-def _and(xs:list) -> str: return xs[0] if len(xs) == 1 else ', '.join(xs[:-1]) + ' and ' + xs[-1]
 
 def _test_named_once(text:str, how:str) -> str:
     "A family's paragraph with its usual test `how` left out of each p (the Conclusions' opening names it); other tests stay named."
