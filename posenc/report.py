@@ -26,9 +26,9 @@ __all__ = ['log', 'SEC_WHY', 'SEC_ENCODINGS', 'DATA_NOTES', 'LOW_BLEU', 'SEEDS_A
            'retrieval_tasks', 'conclusion_vaswani', 'conclusion_press', 'synthetic_mrr', 'mrr_table',
            'conclusion_kazemnejad', 'mrr_sentence', 'anchor_tasks', 'conclusion_rope', 'conclusion_haviv',
            'link_verdict', 'conclusion_wmt_order', 'conclusion_shaw', 'repeated_sentences', 'headline_of',
-           'leading_group', 'tests_text', 'separation_sentence', 'family_summary', 'task_families', 'family_test',
-           'tests_opening', 'sec_conclusions', 'sec_runs', 'headline', 'headline_markdown', 'sec_glance', 'sec_scope',
-           'report_markdown', 'escape_stars', 'build_report']
+           'leading_group', 'tests_text', 'shared_measure', 'separation_sentence', 'family_summary', 'task_families',
+           'family_test', 'tests_opening', 'sec_conclusions', 'sec_runs', 'headline', 'headline_markdown', 'sec_glance',
+           'sec_scope', 'report_markdown', 'escape_stars', 'build_report']
 
 # %% ../nbs/12_report.ipynb #924abd37
 def num(x, nd:int=2) -> str:
@@ -1127,14 +1127,24 @@ def tests_text(hows:list) -> str:
     if len(one) > 1: one = ['paired bootstrap over test sentences where a side has one seed: training variance not covered']
     return '; '.join([h for h in hows if not h.startswith('paired bootstrap over test sentences, one seed on')] + one)
 
-def separation_sentence(ctx:ReportContext, task:str) -> str:
+def _seeds_text(n:list) -> str: return f"{n[0]}{'–' + str(n[-1]) if len(n) > 1 else ''} seed{'s' * (n[-1] > 1)} per encoding"
+
+def _measure(L:dict) -> str: return f"by {L['what']}, {_seeds_text(L['seeds'])}"   # of a `leading_group`
+
+def shared_measure(ctx:ReportContext, tasks:list) -> str|None:
+    "`_measure` when every task of `tasks` that has a trained encoding (two or more) shares it: said once for them all; else None."
+    got = {_measure(L) for t in tasks if (L := leading_group(ctx, t)) and L['means']}
+    return got.pop() if len(got) == 1 and len([t for t in tasks if (L := leading_group(ctx, t)) and L['means']]) > 1 else None
+
+def separation_sentence(ctx:ReportContext, task:str,
+                        brief:bool=False) -> str: # leave out the measure and seed count (the family's opening said them)
     "One sentence: which encodings lead `task` on its headline measure, which are significantly behind, which cannot be told."
     L = leading_group(ctx, task)
     if L is None: return ''
     if not L['means']: return f"On {task} no encoding passed the training check, so none can be set above another."
-    best, lead, behind, n = L['lead'][0], L['lead'][1:], L['behind'], L['seeds']
-    seeds = f"{n[0]}{'–' + str(n[-1]) if len(n) > 1 else ''} seed{'s' * (n[-1] > 1)} per encoding"
-    s = f"On {task} ({seeds}), by {L['what']}, {_vals(L, [best])} leads"
+    best, lead, behind = L['lead'][0], L['lead'][1:], L['behind']
+    s = (f"On {task}, {_vals(L, [best])} leads" if brief else
+         f"On {task} ({_seeds_text(L['seeds'])}), by {L['what']}, {_vals(L, [best])} leads")
     if lead: s += f"; within noise of it: {_vals(L, lead)}"
     if behind: s += (f"; {'significantly behind' if lead else 'every other one is significantly behind'} ({tests_text(L['how'])}, "
                      f"p < 0.05): {len(behind)} encoding{'s' * (len(behind) > 1)}, down to {_vals(L, behind[-1:])}")
@@ -1149,9 +1159,9 @@ def family_summary(ctx:ReportContext, tasks:list) -> str:
     n = collections.Counter(pe for L in Ls for pe in L['lead'])
     always = [pe for pe, k in n.items() if k == len(Ls)]
     names = ' and '.join(L['task'] for L in Ls) if len(Ls) == 2 else ', '.join(L['task'] for L in Ls)   # each family its own sentence
-    if always: return (f"On {names} alike, {', '.join(always)} {'is' if len(always) == 1 else 'are'} in the leading "
-                       "group (the best and those within noise of it).")
-    return (f"No encoding is in the leading group (the best and those within noise of it) on every one of {names}; most often: "
+    lg = f"the leading group (the best and those within noise of it{'; ' + m if (m := shared_measure(ctx, tasks)) else ''})"
+    if always: return f"On {names} alike, {', '.join(always)} {'is' if len(always) == 1 else 'are'} in {lg}."
+    return (f"No encoding is in {lg} on every one of {names}; most often: "
             + ', '.join(f'{pe} ({k} of {len(Ls)})' for pe, k in n.most_common(3)) + '.')
 
 # %% ../nbs/12_report.ipynb #2b485591
@@ -1198,7 +1208,8 @@ def sec_conclusions(ctx:ReportContext) -> str:
     fams, paras, named = task_families(ctx), [], []
     caveats, done = {c.strip(): t for t in tasks_of(ctx.runs, 'seq2seq') if (c := low_bleu_caveat(ctx, t))}, set()
     for title, tasks, fns in fams:
-        said = [family_summary(ctx, tasks)] + [separation_sentence(ctx, t) for t in tasks] + [s for fn in fns for s in fn(ctx, tasks)]
+        brief = shared_measure(ctx, tasks) is not None   # the family's opening names the measure and seed count once
+        said = [family_summary(ctx, tasks)] + [separation_sentence(ctx, t, brief) for t in tasks] + [s for fn in fns for s in fn(ctx, tasks)]
         text = _caveat_once(' '.join(s for s in said if s), caveats, done)
         if (short := _test_named_once(text, family_test(title))) != text: named.append(title)
         paras.append(f"**{title}** ({', '.join(tasks)}). " + short + '\n')
