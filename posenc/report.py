@@ -931,12 +931,14 @@ def mrr_table(ctx) -> str:
                     'ties share the best rank. "Their five": ranked among the five encodings Kazemnejad et al. (2023) compared, '
                     'as in their figure; their absolute embedding (APE) is set beside sinusoidal.', 'mrr')
 
-KAZEMNEJAD_SHORT = {   # `judge`'s verdicts on a +1 claim, as a clause after a task's numbers
-    'agrees': 'borne out', 'disagrees (significantly, in the opposite direction)': 'contradicted (significantly the other way)',
-    'points the same way, but not significantly': 'the same way, not significantly',
-    'is not reproduced (the difference is not significant either way)': 'the other way, not significantly',
-    'points the same way, untested (a side has one seed)': 'the same way, untested (a side has one seed)',
-    'is not reproduced, untested (a side has one seed)': 'the other way, untested (a side has one seed)'}
+KAZEMNEJAD_SHORT = {   # `judge`'s verdict on a +1 claim -> (the clause after a task's numbers, what the tally says of the finding)
+    'agrees': ('borne out', 'it is borne out on'),
+    'disagrees (significantly, in the opposite direction)': ('contradicted (significantly the other way)', 'is contradicted on'),
+    'points the same way, but not significantly': ('the same way, not significantly', 'points its way without significance on'),
+    'is not reproduced (the difference is not significant either way)': ('the other way, not significantly',
+                                                                          'points the other way without significance on'),
+    'points the same way, untested (a side has one seed)': ('the same way, untested (a side has one seed)', 'points its way, untested, on'),
+    'is not reproduced, untested (a side has one seed)': ('the other way, untested (a side has one seed)', 'points the other way, untested, on')}
 
 def _and(xs:list) -> str: return xs[0] if len(xs) == 1 else ', '.join(xs[:-1]) + ' and ' + xs[-1]
 
@@ -944,12 +946,9 @@ def _tally(tested:list) -> str:
     "How Kazemnejad et al.'s finding fared over several tasks: '' for one task."
     if len(tested) < 2: return ''
     by = {}
-    for t, *_, v in tested: by.setdefault(KAZEMNEJAD_SHORT.get(v, v).split(' (')[0], []).append(t)
-    words = {'borne out': 'it is borne out on', 'the same way, not significantly': 'points its way without significance on',
-             'the other way, not significantly': 'points the other way without significance on', 'contradicted': 'is contradicted on',
-             'the same way, untested': 'points its way, untested, on', 'the other way, untested': 'points the other way, untested, on'}
-    parts = [f"{words.get(k, k + ' on')} {len(ts)} ({', '.join(ts)})" for k, ts in by.items()]
-    if 'borne out' not in by: parts.insert(0, 'it is borne out on none')
+    for t, *_, v in tested: by.setdefault(v, []).append(t)
+    parts = [f"{KAZEMNEJAD_SHORT[v][1]} {len(ts)} ({', '.join(ts)})" for v, ts in by.items()]
+    if 'agrees' not in by: parts.insert(0, 'it is borne out on none')
     return f"Over the {len(tested)} tasks where it can be tested, " + _and(parts) + '.'
 
 def conclusion_kazemnejad(ctx, tasks:list=None) -> list[str]:
@@ -974,11 +973,11 @@ def conclusion_kazemnejad(ctx, tasks:list=None) -> list[str]:
         t, d, v = tested[0]
         out.insert(0, f"On {t}, set against Kazemnejad et al.'s (2023) finding that NoPE and T5 generalise best: in accuracy on "
                       f"inputs longer than in training, the best of NoPE/T5 minus the best of the absolute encodings, RoPE and ALiBi, "
-                      f"is {d}, {KAZEMNEJAD_SHORT.get(v, v)}.")
+                      f"is {d}, {KAZEMNEJAD_SHORT[v][0]}.")
     elif tested:
         out[:0] = ["Kazemnejad et al. (2023) found that NoPE and T5 generalise to longer inputs better than absolute encodings, RoPE "
                    "and ALiBi. Here, in accuracy on inputs longer than in training, the best of NoPE/T5 minus the best of those: "
-                   + '; '.join(f"on {t}, {d}, {KAZEMNEJAD_SHORT.get(v, v)}" for t, d, v in tested) + '.', _tally(tested)]
+                   + '; '.join(f"on {t}, {d}, {KAZEMNEJAD_SHORT[v][0]}" for t, d, v in tested) + '.', _tally(tested)]
     return out or _none_left(tasks, 'No synthetic-task runs, so the length-generalisation findings of Kazemnejad et al. (2023) are not examined.')
 
 def mrr_sentence(ctx, tasks:list=None) -> list[str]:
@@ -1133,8 +1132,8 @@ def _measure(L:dict) -> str: return f"by {L['what']}, {_seeds_text(L['seeds'])}"
 
 def shared_measure(ctx:ReportContext, tasks:list) -> str|None:
     "`_measure` when every task of `tasks` that has a trained encoding (two or more) shares it: said once for them all; else None."
-    got = {_measure(L) for t in tasks if (L := leading_group(ctx, t)) and L['means']}
-    return got.pop() if len(got) == 1 and len([t for t in tasks if (L := leading_group(ctx, t)) and L['means']]) > 1 else None
+    ms = [_measure(L) for t in tasks if (L := leading_group(ctx, t)) and L['means']]
+    return ms[0] if len(ms) > 1 and len(set(ms)) == 1 else None
 
 def separation_sentence(ctx:ReportContext, task:str,
                         brief:bool=False) -> str: # leave out the measure and seed count (the family's opening said them)
@@ -1184,10 +1183,11 @@ def family_test(title:str) -> str:
 
 def tests_opening(titles:list) -> str:
     "The sentence of the Conclusions' opening that names, once, the usual test of each family in `titles` (left out beside its p-values)."
-    welch_fams = [t.lower() for t in titles if family_test(t) != SEEDS_AND_SENTENCES]
-    parts = ([f"Welch's t test over seeds in {_and(welch_fams)}"] if welch_fams else []) + (
-        ['the larger p of a bootstrap over seeds and test sentences and Welch\'s t test over seeds in translation (a '
-         'bootstrap alone understates the spread of two or three seeds)'] if 'Translation' in titles else [])
+    by = {}
+    for t in sorted(titles, key=lambda t: family_test(t) == SEEDS_AND_SENTENCES): by.setdefault(family_test(t), []).append(t.lower())
+    said = {SEEDS_AND_SENTENCES: 'the larger p of a bootstrap over seeds and test sentences and Welch\'s t test over seeds in {} (a '
+                                 'bootstrap alone understates the spread of two or three seeds)'}
+    parts = [said.get(how, how + ' in {}').format(_and(ts)) for how, ts in by.items()]
     return f" A p-value below that names no test comes from {', and from '.join(parts)}." if parts else ''
 
 def _test_named_once(text:str, how:str) -> str:
