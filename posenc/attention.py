@@ -14,7 +14,7 @@ from .encodings import PosEnc, make_pe, pe_names, rel_pos
 from .kernels import fused_attention, flex_terms_attention, FLEX_AVAILABLE, FLEX_MIN_Q
 
 # %% auto #0
-__all__ = ['SHORT_KEYS', 'reference_attention', 'causal_mask', 'padding_mask', 'add_masks', 'KVCache', 'key_term_bias',
+__all__ = ['SHORT_KEYS', 'reference_attention', 'causal_mask', 'padding_mask', 'add_masks', 'KVCache', 'key_term_bias', 'Rows',
            'MultiHeadAttention', 'capture_attention']
 
 # %% ../nbs/01_attention.ipynb #44a6d549
@@ -83,6 +83,19 @@ def key_term_bias(kr:torch.Tensor, # (B,H,Tk,2K+1) key-side terms of each clippe
     idx = rel_pos(Tq, Tk, q_off, k_off, kr.device).clamp(-(R // 2), R // 2) + R // 2
     return kr.transpose(-1, -2).gather(2, idx.expand(B, H, Tq, Tk))
 
+# %% ../nbs/01_attention.ipynb #5165c126
+class Rows:
+    "The real rows of a (B, T) batch: `pack` keeps them as (N, W), `unpack` spreads them back with zeros elsewhere."
+    def __init__(self, real:torch.Tensor): # (B, T) bool, True on real tokens
+        self.B, self.T = real.shape
+        self.b, self.t = real.nonzero(as_tuple=True)           # row-major: the order of `x[real]`
+        self.idx = self.b * self.T + self.t
+    def __len__(self): return len(self.idx)
+    def pack(self, x:torch.Tensor) -> torch.Tensor: return x.reshape(self.B * self.T, -1).index_select(0, self.idx)  # (B, T, W) → (N, W)
+    def unpack(self, y:torch.Tensor) -> torch.Tensor:  # (N, W) → (B, T, W), zeros on the padded rows
+        return y.new_zeros(self.B * self.T, y.shape[-1]).index_copy(0, self.idx, y).view(self.B, self.T, -1)
+    def heads(self, o:torch.Tensor) -> torch.Tensor: return o[self.b, :, self.t].flatten(1)   # (B, H, T, dh) → (N, H·dh), one gather
+
 # %% ../nbs/01_attention.ipynb #f461576d
 SHORT_KEYS = 32   # CPU training: at most this many keys, the explicit softmax(QKᵀ)V beats SDPA's flash kernel
 
@@ -110,10 +123,13 @@ class MultiHeadAttention(nn.Module):
         B, T, _ = x.shape
         return x.view(B, T, n, self.h, self.dh).permute(2, 0, 3, 1, 4)      # (n, B, H, T, dh)
 
-    def _qkv(self, x, pe, layer, q_off, memory, cache):
+    def _proj(self, lin, x, rows):   # a projection of x, spread to (B, T, ·) when x holds the real rows only
+        return lin(x) if rows is None else rows.unpack(lin(x))
+
+    def _qkv(self, x, pe, layer, q_off, memory, cache, rows=None):
         "Queries, keys and values in heads (B, H, T, dh), rotated by the scheme, the cache read and updated; and k_off."
         if self.cross:
-            q = self._heads(self.q(x), 1)[0]
+            q = self._heads(self._proj(self.q, x, rows), 1)[0]
             if cache is not None and 'k' in cache: k, v = cache['k'], cache['v']
             else:
                 k, v = self._heads(self.kv(memory), 2)
@@ -121,12 +137,16 @@ class MultiHeadAttention(nn.Module):
                 if cache is not None: cache['k'], cache['v'] = k, v
             if pe is not None: q, _ = pe.qk(q, q[..., :0, :], q_off, 0, layer)
             return q, k, v, 0
-        q, k, v = self._heads(self.qkv(x), 3)
+        q, k, v = self._heads(self._proj(self.qkv, x, rows), 3)
         if pe is not None: q, k = pe.qk(q, k, q_off, q_off, layer)
         if cache is not None:
             if 'k' in cache: k, v = torch.cat([cache['k'], k], 2), torch.cat([cache['v'], v], 2)
             cache['k'], cache['v'] = k, v
-        return q, k, v, q_off + x.shape[1] - k.shape[2]
+        return q, k, v, q_off + q.shape[2] - k.shape[2]
+
+    def _out(self, o, rows=None):   # (B, H, Tq, dh) → the output projection, (B, Tq, D) or (N, D) on `rows`
+        B, H, T, dh = o.shape
+        return self.out(o.transpose(1, 2).reshape(B, T, H * dh) if rows is None else rows.heads(o))
 
 # %% ../nbs/01_attention.ipynb #7a3a300b
 @patch
@@ -186,18 +206,18 @@ def forward(self:MultiHeadAttention, x:torch.Tensor, # queries' input (B, Tq, D)
             bias:torch.Tensor=None, # shared additive bias (1, H, Tq, Tk), computed once per stack forward
             key_pad:torch.Tensor=None, # (B, Tk) True on real keys
             memory:torch.Tensor=None, # (B, S, D) encoder output, for cross-attention
-            cache:dict=None): # this layer's cache entry (updated in place)
-    "Attend; returns (B, Tq, D)."
-    B, Tq, D = x.shape
-    q, k, v, k_off = self._qkv(x, pe, layer, q_off, memory, cache)
-    Tk = k.shape[2]
+            cache:dict=None, # this layer's cache entry (updated in place)
+            rows:Rows=None): # x holds only these real rows of a (B, Tq) batch, as (N, D) (see `Rows`)
+    "Attend; returns (B, Tq, D), or (N, D) with `rows`."
+    q, k, v, k_off = self._qkv(x, pe, layer, q_off, memory, cache, rows)
+    Tq, Tk = q.shape[2], k.shape[2]
     need_causal = causal and not (Tq == 1 and q_off + 1 >= k_off + Tk)   # one new query sees every cached key
     p_drop = self.dropout if self.training else 0.
     causal_self = need_causal and Tq == Tk and q_off == k_off
     if pe is not None and pe.own_attention and bias is None and key_pad is None \
             and self.path(q, causal=causal_self, p_drop=p_drop, own=True) == 'scheme' \
             and (o := pe.attend(q, k, v, layer)) is not None:          # None: not in this layer (a schedule's)
-        return self.out(o.transpose(1, 2).reshape(B, Tq, D))
+        return self._out(o, rows)
     terms, kr, qkb = _pe_terms(pe, q, k, q_off, k_off, layer)
     qr, av = terms if terms is not None else (None, None)
     if qr is not None and kr is not None and qr.shape[-1] != kr.shape[-1]:
@@ -212,7 +232,7 @@ def forward(self:MultiHeadAttention, x:torch.Tensor, # queries' input (B, Tq, D)
         o = fused_attention(q, k, v, dense, qr, pad, need_causal, q_off, k_off, K, need_w=av is not None, krel=kr)
         if av is not None: o = o[0] + o[1] @ av
     else: o = self._sdpa(q, k, v, pe, layer, q_off, k_off, dense, kr, pad, need_causal, p_drop)
-    return self.out(o.transpose(1, 2).reshape(B, Tq, D))
+    return self._out(o, rows)
 
 # %% ../nbs/01_attention.ipynb #45e2ac4b
 @contextmanager

@@ -10,12 +10,12 @@ import torch
 import torch.nn as nn
 import torch.nn.functional as F
 from .encodings import PosEnc, make_pe, pe_names, get_pe
-from .attention import MultiHeadAttention, KVCache
+from .attention import MultiHeadAttention, KVCache, Rows
 from .kernels import linear_cross_entropy
 
 # %% auto #0
-__all__ = ['MODELS', 'ModelConfig', 'keep_mask', 'Dropout', 'feed_forward', 'residual', 'StackCtx', 'Block', 'rand_positions',
-           'Stack', 'DecoderLM', 'EncoderMLM', 'Seq2Seq', 'build_model', 'param_counts']
+__all__ = ['PACK_MIN_PAD', 'MODELS', 'ModelConfig', 'keep_mask', 'Dropout', 'feed_forward', 'residual', 'StackCtx', 'Block',
+           'rand_positions', 'Stack', 'DecoderLM', 'EncoderMLM', 'Seq2Seq', 'build_model', 'param_counts']
 
 # %% ../nbs/02_models.ipynb #35541693
 @dataclass
@@ -51,12 +51,17 @@ class ModelConfig:
 def keep_mask(shape:tuple, # shape of the mask
               t:int, # drop threshold in 0..65536: an element is dropped with probability t/65536
               device='cpu',
-              dtype=torch.bool) -> torch.Tensor: # bool, or a float type: 1 kept, 0 dropped, written in the same pass
+              dtype=torch.bool, # bool, or a float type: 1 kept, 0 dropped
+              rows:torch.Tensor=None) -> torch.Tensor: # only these indices of the first dimension (the draws stay the full mask's)
     "A mask, 0 (False) with probability t/2¹⁶ per element, from 16-bit slices of 64-bit random integers."
     n = math.prod(shape)
     r = torch.empty((n + 3) // 4, dtype=torch.int64, device=device).random_(-2 ** 63, 2 ** 63 - 1)   # every bit uniform
-    if dtype == torch.bool: return (r.view(torch.int16)[:n] >= t - 32768).view(shape)
-    return torch.ge(r.view(torch.int16)[:n].view(shape), t - 32768, out=torch.empty(shape, dtype=dtype, device=device))
+    r = r.view(torch.int16)[:n].view(shape)
+    if rows is not None: r = r.index_select(0, rows); shape = r.shape
+    if dtype == torch.bool: return r >= t - 32768
+    if dtype in (torch.float32, torch.float64):   # int16 → float is exact here: the same mask, in two cheap passes
+        return torch.empty(shape, dtype=dtype, device=device).copy_(r).ge_(t - 32768)   # (ge with a float `out` costs 2×)
+    return torch.ge(r, t - 32768, out=torch.empty(shape, dtype=dtype, device=device))
 
 class _CPUDropout(torch.autograd.Function):
     "x · mask · 2¹⁶/(2¹⁶ − t); the backward multiplies by the same saved mask."
@@ -86,10 +91,10 @@ class Dropout(nn.Module):
 class _FFNDropout(torch.autograd.Function):
     "W₂·(act(W₁x + b₁) ∘ mask)·s + b₂ with s = 1/(1 − p) in the matmuls' alpha; x is (N, D)."
     @staticmethod
-    def forward(ctx, x, w1, b1, w2, b2, t, gelu):
+    def forward(ctx, x, w1, b1, w2, b2, t, gelu, rows=None):
         a = torch.addmm(b1, x, w1.t())
         h = F.gelu(a) if gelu else torch.relu(a)
-        keep = keep_mask(h.shape, t, h.device, h.dtype)
+        keep = _keep(h, t, rows)
         h.mul_(keep)
         s = 65536 / (65536 - t)
         ctx.save_for_backward(x, w1, a, keep, h, w2)
@@ -102,37 +107,43 @@ class _FFNDropout(torch.autograd.Function):
         dh = torch.mm(g, w2 * s)                     # s scales the small weight, not the wide product
         dh.mul_(keep)
         da = torch.ops.aten.gelu_backward(dh, a) if ctx.gelu else dh.masked_fill_(a <= 0, 0.)
-        return da @ w1, da.t() @ x, da.sum(0), torch.mm(g.t(), h).mul_(s), g.sum(0), None, None
+        return da @ w1, da.t() @ x, da.sum(0), torch.mm(g.t(), h).mul_(s), g.sum(0), None, None, None
 
 class _ResidualDropout(torch.autograd.Function):
     "x + f ∘ mask·s in one pass (no separate add); f's gradient is g ∘ mask·s."
     @staticmethod
-    def forward(ctx, x, f, t):
-        keep = keep_mask(f.shape, t, f.device, f.dtype).mul_(65536 / (65536 - t))   # 0 or s, as `Dropout`'s
+    def forward(ctx, x, f, t, rows=None):
+        keep = _keep(f, t, rows).mul_(65536 / (65536 - t))   # 0 or s, as `Dropout`'s
         ctx.save_for_backward(keep)
         return torch.addcmul(x, f, keep)
     @staticmethod
     def backward(ctx, g):
         keep, = ctx.saved_tensors
-        return g, g * keep, None
+        return g, g * keep, None, None
+
+def _keep(x, t, rows):   # x's mask; for x of `rows` (N, W), the rows of the whole padded batch's (B·T, W) mask
+    if rows is None: return keep_mask(x.shape, t, x.device, x.dtype)
+    return keep_mask((rows.B * rows.T, x.shape[-1]), t, x.device, x.dtype, rows.idx)
 
 def _fusable(d:Dropout, x:torch.Tensor) -> bool:
     return d.training and d.t > 0 and x.device.type == 'cpu' and torch.is_grad_enabled()
 
 def feed_forward(ff:nn.Sequential, # Linear, GELU or ReLU, `Dropout`, Linear
-                 h:torch.Tensor) -> torch.Tensor: # (…, D)
+                 h:torch.Tensor, # (…, D)
+                 rows:Rows=None) -> torch.Tensor: # h is (N, D), these real rows of a padded batch (masks drawn as for the batch)
     "`ff(h)`; in CPU training with dropout, one fused function (the same masks, the same result up to rounding)."
     if not _fusable(ff[2], h) or not isinstance(ff[1], (nn.GELU, nn.ReLU)) or getattr(ff[1], 'approximate', 'none') != 'none':
-        return ff(h)
+        return ff(h) if rows is None or not _fusable(ff[2], h) else rows.pack(ff(rows.unpack(h)))
     l1, l2 = ff[0], ff[3]
-    y = _FFNDropout.apply(h.reshape(-1, h.shape[-1]), l1.weight, l1.bias, l2.weight, l2.bias, ff[2].t, isinstance(ff[1], nn.GELU))
+    y = _FFNDropout.apply(h.reshape(-1, h.shape[-1]), l1.weight, l1.bias, l2.weight, l2.bias, ff[2].t, isinstance(ff[1], nn.GELU), rows)
     return y.view(*h.shape[:-1], -1)
 
 def residual(d:Dropout, # the sublayer's dropout
              x:torch.Tensor, # the residual stream
-             f:torch.Tensor) -> torch.Tensor: # the sublayer's output, same shape
+             f:torch.Tensor, # the sublayer's output, same shape
+             rows:Rows=None) -> torch.Tensor: # x and f are (N, D), these real rows of a padded batch
     "x + d(f); in CPU training with dropout, one pass (the same mask as `d`)."
-    return _ResidualDropout.apply(x, f, d.t) if _fusable(d, f) and f.shape == x.shape else x + d(f)
+    return _ResidualDropout.apply(x, f, d.t, rows) if _fusable(d, f) and f.shape == x.shape else x + d(f)
 
 # %% ../nbs/02_models.ipynb #94649eba
 @dataclass
@@ -147,6 +158,7 @@ class StackCtx:
     mem_pad:torch.Tensor = None   # (B, S) True on real source tokens
     xpe:PosEnc = None             # the cross-attention scheme (`cross_pe=True`)
     xbias:torch.Tensor = None     # its shared bias
+    rows:Rows = None              # the blocks compute on these real rows only, as (N, D) (see `Rows`)
 
 class Block(nn.Module):
     "Self-attention, optional cross-attention and feed-forward, each a residual sublayer (pre- or post-norm)."
@@ -161,21 +173,23 @@ class Block(nn.Module):
         self.ff = nn.Sequential(nn.Linear(d, cfg.d_ff), act, Dropout(cfg.dropout), nn.Linear(cfg.d_ff, d))
         self.n3, self.drop = nn.LayerNorm(d), Dropout(cfg.dropout)
 
-    def _sub(self, x, norm, fn):
-        return residual(self.drop, x, fn(norm(x))) if self.norm_first else norm(residual(self.drop, x, fn(x)))
+    def _sub(self, x, norm, fn, rows=None):
+        return residual(self.drop, x, fn(norm(x)), rows) if self.norm_first else norm(residual(self.drop, x, fn(x), rows))
 
     def forward(self, x:torch.Tensor, # (B, T, D) input of the block
                 ctx:StackCtx, # what every block of this stack forward shares
                 layer:int, # index of this block in its stack
                 cache:dict=None): # this layer's cache entry, {'self': …, 'cross': …}
         "The block's output (B, T, D)."
-        x = ctx.pe.block(x, layer, ctx.off)
+        r = ctx.rows
+        if r is None: x = ctx.pe.block(x, layer, ctx.off)
+        elif type(ctx.pe).block is not PosEnc.block: x = r.pack(ctx.pe.block(r.unpack(x), layer, ctx.off))   # on (B, T, D)
         x = self._sub(x, self.n1, lambda h: self.attn(h, ctx.pe, layer, ctx.off, ctx.causal, ctx.bias, ctx.key_pad,
-                                                      cache=None if cache is None else cache['self']))
+                                                      cache=None if cache is None else cache['self'], rows=r), r)
         if self.xattn is not None:
             x = self._sub(x, self.n2, lambda h: self.xattn(h, ctx.xpe, layer, ctx.off, False, ctx.xbias, ctx.mem_pad,
-                                                           ctx.memory, cache=None if cache is None else cache['cross']))
-        return self._sub(x, self.n3, lambda h: feed_forward(self.ff, h))
+                                                           ctx.memory, cache=None if cache is None else cache['cross'], rows=r), r)
+        return self._sub(x, self.n3, lambda h: feed_forward(self.ff, h, r), r)
 
 # %% ../nbs/02_models.ipynb #752b70d1
 def rand_positions(n:int, # sample from positions 0..n−1
@@ -186,8 +200,11 @@ def rand_positions(n:int, # sample from positions 0..n−1
     return torch.randperm(n, device=device)[:T].sort().values
 
 # %% ../nbs/02_models.ipynb #73618975
+PACK_MIN_PAD = 0.05   # a training batch with at least this share of padded rows is computed on its real rows only
+
 class Stack(nn.Module):
     "A stack of blocks that owns its positional encoding (and, with `cross_pe`, one for cross-attention)."
+    pack_rows = True      # False: every row computed, padded or not (the reference the packed path is tested against)
     def __init__(self, cfg:ModelConfig, n_layers:int, causal:bool, cross:bool=False, role:str='stack'):
         super().__init__()
         self.causal, self.norm_first, self.role = causal, cfg.norm_first, role
@@ -207,24 +224,36 @@ class Stack(nn.Module):
     def forward(self, x, # embedded tokens (B, T, D)
                 key_pad=None, # (B, T) True on real tokens; used as a key mask in non-causal stacks
                 memory=None, mem_pad=None, # encoder output and its (B, S) mask, for cross-attention
-                cache:KVCache=None): # incremental decoding: positions start at cache.off
+                cache:KVCache=None, # incremental decoding: positions start at cache.off
+                real=None): # (B, T) True on real tokens of a causal stack, right-padded (`key_pad` in the others)
         if x.shape[1] == 0:   # some attention kernels abort the process on it (FIRE's SIGFPE in the CPU flash kernel)
             raise ValueError(f"{self.role}: an empty sequence (length 0) has nothing to attend to; give at least one token")
         if self.rand_pos and self.training and cache is None:   # randomized positions for this forward only
             self.pe.pos_map = rand_positions(self.rand_pos, x.shape[1], x.device)
-            try: return self._forward(x, key_pad, memory, mem_pad, cache)
+            try: return self._forward(x, key_pad, memory, mem_pad, cache, real)
             finally: self.pe.pos_map = None
-        return self._forward(x, key_pad, memory, mem_pad, cache)
+        return self._forward(x, key_pad, memory, mem_pad, cache, real)
 
-    def _forward(self, x, key_pad, memory, mem_pad, cache):
+    def _rows(self, real, x, cache) -> Rows|None:
+        "The real rows to compute on alone: CPU training, padding worth it, and in a causal stack padding only at the end."
+        if not (self.pack_rows and real is not None and cache is None and self.training and torch.is_grad_enabled()
+                and x.device.type == 'cpu'): return None
+        n = int(real.sum())
+        if n == 0 or n > (1 - PACK_MIN_PAD) * real.numel(): return None
+        if self.causal and (real[:, 1:] & ~real[:, :-1]).any(): return None   # a real token after a pad attends to it
+        return Rows(real)
+
+    def _forward(self, x, key_pad, memory, mem_pad, cache, real=None):
         off = cache.off if cache is not None else 0
         x = self.drop(self.pe.embed(x, off))
         Tq = x.shape[1]
         bias = self.pe.bias(Tq, off + Tq, off, 0, x.device)
         xbias = self.xpe.bias(Tq, memory.shape[1], off, 0, x.device) if self.xpe is not None else None
-        ctx = StackCtx(self.pe, off, self.causal, bias, None if self.causal else key_pad, memory, mem_pad, self.xpe, xbias)
+        rows = self._rows(real if self.causal else key_pad, x, cache)
+        ctx = StackCtx(self.pe, off, self.causal, bias, None if self.causal else key_pad, memory, mem_pad, self.xpe, xbias, rows)
+        if rows is not None: x = rows.pack(x)
         for i, blk in enumerate(self.blocks): x = blk(x, ctx, i, None if cache is None else cache.layers[i])
-        return self.norm(x)
+        return self.norm(x) if rows is None else rows.unpack(self.norm(x))
 
 # %% ../nbs/02_models.ipynb #80848959
 class _Tokens(nn.Module):
@@ -261,7 +290,7 @@ class DecoderLM(_Tokens):
                 at:torch.Tensor=None, # (B, T) bool: logits only at these positions, (N, V)
                 targets:torch.Tensor=None, label_smoothing:float=0.): # per-target losses instead (see `logits`)
         "Next-token logits (B, T, V)."
-        return self.logits(self.dec(self.embed(ids), cache=cache), at, targets, label_smoothing)
+        return self.logits(self.dec(self.embed(ids), cache=cache, real=ids != self.cfg.pad_id), at, targets, label_smoothing)
 
 # %% ../nbs/02_models.ipynb #7b94d8ab
 class EncoderMLM(_Tokens):
@@ -293,7 +322,8 @@ class Seq2Seq(_Tokens):
         return self.enc(self.embed(src), key_pad=keep), keep
     def decode(self, tgt_in, memory, src_keep, cache:KVCache=None, at=None, targets=None, label_smoothing=0.):
         "Next-token logits (B, T, V) given the encoder output."
-        return self.logits(self.dec(self.embed(tgt_in), memory=memory, mem_pad=src_keep, cache=cache), at, targets, label_smoothing)
+        return self.logits(self.dec(self.embed(tgt_in), memory=memory, mem_pad=src_keep, cache=cache, real=tgt_in != self.cfg.pad_id),
+                           at, targets, label_smoothing)
     def forward(self, src:torch.Tensor, # (B, S) source ids
                 tgt_in:torch.Tensor, # (B, T) decoder input: bos + target[:-1], right-padded
                 at:torch.Tensor=None, # (B, T) bool: logits only at these positions, (N, V)
