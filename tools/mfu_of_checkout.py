@@ -2,11 +2,13 @@
 
 `PYTHONPATH=CHECKOUT python tools/mfu_of_checkout.py TASK PE N` trains N real steps at one thread (after 3) and prints the
 median step time, target tokens/s, model GFLOP/s (posenc.bench's `train_flops`, written out here because older
-checkouts lack it), the dense matmul rate and their ratio. For the numbers before the speed changes of the
+checkouts lack it), the dense matmul rate and their ratio. Both are timed in the process's CPU time (one thread), so
+that two checkouts compared beside a running sweep are compared on their own work. For the numbers before the speed changes of the
 encoder-decoder: `git worktree add /tmp/old 50c76e3 && ln -s $PWD/../shared /tmp/shared` then run it with
 `PYTHONPATH=/tmp/old` from /tmp/old.
 """
 import sys, time, torch, statistics
+clock = time.process_time   # CPU time of this process: one thread, other work on the machine does not count
 from posenc import sweep as sw
 from posenc.recipes import check_params, _model_config, _train_config, task_kind
 try: from posenc.kinds import get_kind; prepare = lambda kind: get_kind(kind).hook('prepare')   # task kinds as objects
@@ -33,9 +35,9 @@ model = build_model('seq2seq' if task_kind(task) == 'seq2seq' else 'lm', _model_
 tr = Trainer(model, prep.get_batch, _train_config(p, 0)); tr.net.train()
 ts, tok, fl = [], 0, 0.
 for s in range(n + 3):
-    t0 = time.perf_counter(); b = prep.get_batch(s); out = tr.train_step(b); dt = time.perf_counter() - t0
+    t0 = clock(); b = prep.get_batch(s); out = tr.train_step(b); dt = clock() - t0
     if s >= 3: ts.append(dt); tok += out['tokens']; fl += flops(model.cfg, b)
 a = torch.randn(1024, 1024); bm = torch.randn(1024, 1024); a @ bm
-best = min((lambda t0: (a @ bm, time.perf_counter() - t0)[1])(time.perf_counter()) for _ in range(5))
+best = min((lambda t0: (a @ bm, clock() - t0)[1])(clock()) for _ in range(5))
 peak = 2 * 1024 ** 3 / best / 1e9
 print(f'{task} {pe}: {1e3 * statistics.median(ts):.0f} ms/step, {tok / sum(ts):.0f} target tok/s, {fl / sum(ts) / 1e9:.1f} model GFLOP/s, peak {peak:.1f}, MFU {fl / sum(ts) / 1e9 / peak:.1%} over {n} steps')
