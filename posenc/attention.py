@@ -14,8 +14,8 @@ from .encodings import PosEnc, make_pe, pe_names, rel_pos
 from .kernels import fused_attention, flex_terms_attention, FLEX_AVAILABLE, FLEX_MIN_Q
 
 # %% auto #0
-__all__ = ['SHORT_KEYS', 'reference_attention', 'causal_mask', 'padding_mask', 'add_masks', 'KVCache', 'key_term_bias', 'Rows',
-           'MultiHeadAttention', 'capture_attention']
+__all__ = ['SHORT_KEYS', 'SHORT_SOFTMAX', 'reference_attention', 'causal_mask', 'padding_mask', 'add_masks', 'KVCache',
+           'key_term_bias', 'Rows', 'last_softmax', 'MultiHeadAttention', 'capture_attention']
 
 # %% ../nbs/01_attention.ipynb #44a6d549
 def reference_attention(q, k, v, pe:PosEnc=None, layer:int=0, q_off:int=0, k_off:int=0, causal:bool=False, key_pad=None):
@@ -98,6 +98,29 @@ class Rows:
 
 # %% ../nbs/01_attention.ipynb #f461576d
 SHORT_KEYS = 32   # CPU training: at most this many keys, the explicit softmax(QKᵀ)V beats SDPA's flash kernel
+# torch's CPU softmax over the last dimension leaves its vectorised loop for rows shorter than one vector (16 floats with
+# AVX-512, 8 with AVX2) and then takes 4–6 times as long as max, exp, sum and divide written out (tools/bench_short_softmax.py)
+SHORT_SOFTMAX = {'AVX512': 16, 'AVX2': 8}.get(getattr(torch.backends.cpu, 'get_cpu_capability', lambda: '')(), 0)
+
+class _RowSoftmax(torch.autograd.Function):
+    "softmax over the last dimension as exp(s − max) / sum; backward p ∘ (g − Σ g ∘ p)."
+    @staticmethod
+    def forward(ctx, s):
+        p = torch.sub(s, s.amax(-1, keepdim=True)).exp_()
+        p.div_(p.sum(-1, keepdim=True))
+        ctx.save_for_backward(p)
+        return p
+    @staticmethod
+    def backward(ctx, g):
+        p, = ctx.saved_tensors
+        gp = g * p
+        return gp.addcmul_(p, gp.sum(-1, keepdim=True), value=-1)
+
+def last_softmax(s:torch.Tensor) -> torch.Tensor:
+    "`s.softmax(-1)`; on the CPU, rows shorter than `SHORT_SOFTMAX` are computed by `_RowSoftmax` (equal up to rounding)."
+    if s.device.type == 'cpu' and s.shape[-1] < SHORT_SOFTMAX and s.dtype in (torch.float32, torch.float64):
+        return _RowSoftmax.apply(s)
+    return s.softmax(-1)
 
 def _pe_terms(pe, q, k, q_off, k_off, layer):
     "The scheme's clipped q-side terms, key-side terms and dense q·k bias (each None when it has none)."
@@ -189,7 +212,7 @@ def _sdpa(self:MultiHeadAttention, q, k, v, pe, layer, q_off, k_off, dense, kr, 
     s = (q @ k.transpose(-1, -2)) * self.dh ** -0.5
     if mask is not None: s = s + mask
     elif is_causal: s = s + causal_mask(Tq, Tk, q_off, k_off, q.device, q.dtype)
-    p = s.softmax(-1)
+    p = last_softmax(s)
     if self.capture is not None: self.capture.append(p.detach())
     p = F.dropout(p, p_drop, self.training)
     o = p @ v
