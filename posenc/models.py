@@ -56,7 +56,7 @@ def keep_mask(shape:tuple, # shape of the mask
     "A mask, 0 (False) with probability t/2¹⁶ per element, from 16-bit slices of 64-bit random integers."
     n = math.prod(shape)
     # every bit uniform: the full 64-bit draws with the top bit flipped, which are random_(-2⁶³, 2⁶³ − 1)'s draws (the same
-    # masks as before) without the modulo that form computes (it differs only on a draw of 2⁶⁴ − 1): about 9% less time, tools/bench_keep_mask.py
+    # masks as before) without the modulo that form computes (it differs only on a draw of 2⁶⁴ − 1): about 9% less time (tools/bench_cpu_primitives.py)
     r = torch.empty((n + 3) // 4, dtype=torch.int64, device=device).random_(-2 ** 63, None).bitwise_xor_(-2 ** 63)
     r = r.view(torch.int16)[:n].view(shape)
     if rows is not None: r = r.index_select(0, rows); shape = r.shape
