@@ -99,7 +99,7 @@ class Rows:
 # %% ../nbs/01_attention.ipynb #f461576d
 SHORT_KEYS = 32   # CPU training: at most this many keys, the explicit softmax(QKᵀ)V beats SDPA's flash kernel
 # torch's CPU softmax over the last dimension leaves its vectorised loop for rows shorter than one vector (16 floats with
-# AVX-512, 8 with AVX2) and then takes 4–6 times as long as max, exp, sum and divide written out (tools/bench_cpu_primitives.py)
+# AVX-512, 8 with AVX2) and then takes 3.5–5 times as long as max, exp, sum and divide written out (tools/bench_cpu_primitives.py)
 SHORT_SOFTMAX = {'AVX512': 16, 'AVX2': 8}.get(getattr(torch.backends.cpu, 'get_cpu_capability', lambda: '')(), 0)
 
 class _RowSoftmax(torch.autograd.Function):

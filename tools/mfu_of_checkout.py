@@ -11,8 +11,12 @@ import sys, time, torch, statistics
 clock = time.process_time   # CPU time of this process: one thread, other work on the machine does not count
 from posenc import sweep as sw
 from posenc.recipes import check_params, _model_config, _train_config, task_kind
-try: from posenc.kinds import get_kind; prepare = lambda kind: get_kind(kind).hook('prepare')   # task kinds as objects
-except ImportError: from posenc.recipes import _PREPARE; prepare = _PREPARE.__getitem__           # older checkouts
+import posenc, pathlib
+# by file, not by a failed import: with posenc installed in editable mode, its finder would serve the installed
+# checkout's posenc.kinds to an older checkout on PYTHONPATH that has none
+if (pathlib.Path(posenc.__file__).parent / 'kinds.py').exists():   # task kinds as objects
+    from posenc.kinds import get_kind; prepare = lambda kind: get_kind(kind).hook('prepare')
+else: from posenc.recipes import _PREPARE; prepare = _PREPARE.__getitem__                      # older checkouts
 from posenc.models import build_model
 from posenc.train import Trainer, seed_everything, batch_targets
 torch.set_num_threads(1)
