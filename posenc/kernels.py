@@ -4,13 +4,16 @@
 
 # %% ../nbs/00b_kernels.ipynb #0445047a
 from __future__ import annotations
-import math
+import ctypes, hashlib, math, os, platform, shutil, subprocess, tempfile
+from contextlib import contextmanager
+from pathlib import Path
 import torch
 import torch.nn.functional as F
 from .encodings import diagonal_sums, _scratch   # (the scratch pool is shared with CoPE's attention)
 
 # %% auto #0
-__all__ = ['FLEX_AVAILABLE', 'FLEX_MIN_Q', 'fused_attention', 'causal_block_mask', 'terms_score_mod', 'flex_terms_attention']
+__all__ = ['FLEX_AVAILABLE', 'FLEX_MIN_Q', 'fused_attention', 'native_lib', 'torch_paths', 'native_status', 'native_keep_mask',
+           'causal_block_mask', 'terms_score_mod', 'flex_terms_attention']
 
 # %% ../nbs/00b_kernels.ipynb #45b93928
 _flash_cpu = torch.ops.aten._scaled_dot_product_flash_attention_for_cpu
@@ -219,6 +222,196 @@ def fused_attention(q:torch.Tensor, k:torch.Tensor, v:torch.Tensor, # (B,H,Tq,d)
     return _FusedAttention.apply(q.contiguous(), k.contiguous(), v.contiguous(), bias, tvec, rel, krel, mask, causal,
                                  k_off - q_off, K, need_w, chunk)
 
+# %% ../nbs/00b_kernels.ipynb #9833a0c6
+_NATIVE_SRC = r'''
+#include <stdint.h>
+#include <string.h>
+#include <math.h>
+#define MT_N 624
+#define MT_M 397
+/* at::mt19937, as torch.get_rng_state() lays it out: seed u64 @0, left i32 @8, seeded i32 @12, next u64 @16, state u64[624] @24 */
+typedef struct { int64_t left, next; uint32_t st[MT_N]; } mt_t;
+static inline uint32_t twist(uint32_t u, uint32_t v) {
+    return (((u & 0x80000000u) | (v & 0x7fffffffu)) >> 1) ^ ((v & 1u) ? 0x9908b0dfu : 0u);
+}
+static void next_state(uint32_t *p) {   /* in three runs whose reads never overlap their writes: vectorisable */
+    int i;
+    for (i = 0; i < MT_N - MT_M; i++) p[i] = p[i + MT_M] ^ twist(p[i], p[i + 1]);
+    for (; i < 2 * (MT_N - MT_M); i++) p[i] = p[i + MT_M - MT_N] ^ twist(p[i], p[i + 1]);
+    for (; i < MT_N - 1; i++) p[i] = p[i + MT_M - MT_N] ^ twist(p[i], p[i + 1]);
+    p[MT_N - 1] = p[MT_M - 1] ^ twist(p[MT_N - 1], p[0]);
+}
+static void words(mt_t *g, uint32_t *dst, int64_t cnt) {   /* the next cnt outputs of at::mt19937::operator() */
+    while (cnt > 0) {
+        int64_t k = g->left - 1;   /* outputs before the call that twists */
+        if (k == 0) { next_state(g->st); g->left = MT_N + 1; g->next = 0; continue; }
+        if (k > cnt) k = cnt;
+        const uint32_t *s = g->st + g->next;
+        for (int64_t i = 0; i < k; i++) {
+            uint32_t y = s[i];
+            y ^= y >> 11; y ^= (y << 7) & 0x9d2c5680u; y ^= (y << 15) & 0xefc60000u; y ^= y >> 18;
+            dst[i] = y;
+        }
+        g->left -= k; g->next += k; dst += k; cnt -= k;
+    }
+}
+#define CHUNK 1024   /* draws per block */
+/* The mask of R x W elements from ceil(R*W/4) draws of random64() = y1 << 32 | y2 with the top bit flipped, read as
+   little-endian int16 slices s: an element is kept iff s >= t - 32768, i.e. iff s ^ 0x8000 >= t as unsigned.
+   Row r goes to output row pos[r] (none if pos[r] < 0; pos NULL: row r). Writes value or 0 (kind 0, float) or 1 or 0
+   (kind 1, bytes). Returns 0, or -1 for a generator state it does not know (then nothing is written). */
+int keep_mask(uint8_t *rng, int64_t R, int64_t W, const int64_t *pos, uint32_t t, float value, void *out, int kind) {
+    mt_t g; int32_t left; uint64_t next, s64[MT_N];
+    memcpy(&left, rng + 8, 4); memcpy(&next, rng + 16, 8); memcpy(s64, rng + 24, sizeof s64);
+    if (left < 1 || next + left - 1 > MT_N) return -1;
+    g.left = left; g.next = (int64_t)next;
+    for (int i = 0; i < MT_N; i++) g.st[i] = (uint32_t)s64[i];
+    int64_t n = R * W, D = (n + 3) / 4;
+    uint32_t buf[2 * CHUNK]; uint64_t key[CHUNK];
+    const uint16_t *h = (const uint16_t *)key;
+    float *of = (float *)out; uint8_t *ob = (uint8_t *)out;
+    for (int64_t d0 = 0; d0 < D; d0 += CHUNK) {
+        int64_t nd = D - d0 < CHUNK ? D - d0 : CHUNK;
+        words(&g, buf, 2 * nd);
+        for (int64_t d = 0; d < nd; d++)   /* (y1 << 32 | y2) ^ 2^63, then every slice ^ 0x8000 */
+            key[d] = (((uint64_t)buf[2 * d] << 32) | buf[2 * d + 1]) ^ 0x0000800080008000ull;
+        int64_t e0 = 4 * d0, e1 = e0 + 4 * nd; if (e1 > n) e1 = n;
+        for (int64_t e = e0; e < e1; ) {   /* by row segments */
+            int64_t r = e / W, end = (r + 1) * W < e1 ? (r + 1) * W : e1;
+            int64_t o = pos ? pos[r] : r;
+            if (o >= 0) {
+                const uint16_t *hs = h + (e - e0); int64_t m = end - e, off = o * W + (e - r * W);
+                if (kind == 0) { float *dst = of + off; for (int64_t i = 0; i < m; i++) dst[i] = hs[i] >= t ? value : 0.f; }
+                else { uint8_t *dst = ob + off; for (int64_t i = 0; i < m; i++) dst[i] = hs[i] >= t; }
+            }
+            e = end;
+        }
+    }
+    for (int i = 0; i < MT_N; i++) s64[i] = g.st[i];
+    left = (int32_t)g.left; next = (uint64_t)g.next;
+    memcpy(rng + 8, &left, 4); memcpy(rng + 16, &next, 8); memcpy(rng + 24, s64, sizeof s64);
+    return 0;
+}
+typedef float vf __attribute__((vector_size(64)));
+typedef int32_t vi __attribute__((vector_size(64)));
+#define L 16
+/* exp(x) for x <= 0, 16 at a time: x = k ln2 + r with |r| <= ln2/2 (ln2 in two parts, Cody and Waite), exp(r) by its
+   Taylor series to r^7 (truncation below 2^-27 relative), times 2^k as two powers of two made from their bits, so that
+   results below 2^-126 round as denormals do. */
+static inline vf exp_le0(vf x) {
+    const vf lo = (vf){0} - 104.f;                                      /* exp(-104) rounds to 0 in float; NaN passes */
+    vi below = x < lo; x = (vf)(((vi)x & ~below) | ((vi)lo & below));
+    const vf big = (vf){0} + 12582912.f;                                /* 1.5 * 2^23: adding it rounds to an integer */
+    vf k = (x * 1.44269504088896341f + big) - big;
+    vf r = x - k * 0.693359375f;                                    /* 355/512: exact times any k here */
+    r = r + k * 2.12194440e-4f;                                     /* ln2 = 0.693359375 - 2.12194440e-4 */
+    vf p = r * (1.f / 5040) + 1.f / 720; p = p * r + 1.f / 120; p = p * r + 1.f / 24;
+    p = p * r + 1.f / 6; p = p * r + 0.5f; p = p * r + 1.f; p = p * r + 1.f;
+    vi ki = __builtin_convertvector(k, vi), k1 = ki >> 1, k2 = ki - k1;   /* each in [-76, 0] */
+    return p * (vf)((k1 + 127) << 23) * (vf)((k2 + 127) << 23);
+}
+static inline float exp1(float x) { vf v = {0}; v[0] = x; return exp_le0(v)[0]; }
+/* Each row of z (n x V): m = its maximum, the row replaced by exp(z - m), s = its sum (float lanes, gathered in double). */
+void exp_rows(float *z, int64_t n, int64_t V, float *m_out, float *s_out) {
+    for (int64_t i = 0; i < n; i++) {
+        float *row = z + i * V, m = -INFINITY; int64_t j;
+        vf mv = {0}; mv -= INFINITY;
+        for (j = 0; j + L <= V; j += L) { vf v; __builtin_memcpy(&v, row + j, sizeof v); vi gt = v > mv; mv = (vf)(((vi)v & gt) | ((vi)mv & ~gt)); }
+        for (int l = 0; l < L; l++) m = mv[l] > m ? mv[l] : m;
+        for (; j < V; j++) m = row[j] > m ? row[j] : m;
+        double s = 0.; vf acc = {0}; int cnt = 0;
+        for (j = 0; j + L <= V; j += L) {
+            vf v; __builtin_memcpy(&v, row + j, sizeof v);
+            v = exp_le0(v - m); __builtin_memcpy(row + j, &v, sizeof v); acc += v;
+            if (++cnt == 64) { for (int l = 0; l < L; l++) s += acc[l]; acc = (vf){0}; cnt = 0; }
+        }
+        for (int l = 0; l < L; l++) s += acc[l];
+        for (; j < V; j++) { float e = exp1(row[j] - m); row[j] = e; s += e; }
+        m_out[i] = m; s_out[i] = (float)s;
+    }
+}
+'''
+_NATIVE = {}
+
+def _cache_dir() -> Path:
+    d = os.environ.get('POSENC_CACHE') or Path(os.environ.get('XDG_CACHE_HOME') or Path.home() / '.cache') / 'posenc'
+    return Path(d)
+
+def _build() -> ctypes.CDLL:
+    cc = shutil.which(os.environ.get('CC', 'cc'))
+    if cc is None: raise RuntimeError(f"no C compiler ({os.environ.get('CC', 'cc')!r} not found)")
+    flags = ''
+    try: flags = next((l for l in Path('/proc/cpuinfo').read_text().splitlines() if l.startswith('flags')), '')
+    except OSError: pass
+    key = hashlib.sha1('\n'.join([_NATIVE_SRC, cc, platform.machine(), flags]).encode()).hexdigest()[:16]
+    for d in (_cache_dir(), Path(tempfile.gettempdir()) / 'posenc-native'):
+        lib = d / f'native-{key}.so'
+        try:
+            if not lib.exists():
+                d.mkdir(parents=True, exist_ok=True)
+                with tempfile.TemporaryDirectory(dir=d) as tmp:   # built aside, then renamed: parallel workers never load half a file
+                    src, so = Path(tmp) / 'native.c', Path(tmp) / 'native.so'
+                    src.write_text(_NATIVE_SRC)
+                    for arch in (['-march=native'], []):   # integer code: the same results with or without the machine's vector units
+                        r = subprocess.run([cc, '-O3', *arch, '-shared', '-fPIC', '-o', str(so), str(src)], capture_output=True, text=True)
+                        if r.returncode == 0: break
+                    else: raise RuntimeError(f'{cc} failed: {r.stderr.strip()[-300:]}')
+                    os.replace(so, lib)
+            break
+        except OSError as e: err = e   # a read-only cache: try the next place
+    else: raise err
+    so = ctypes.CDLL(str(lib))
+    so.keep_mask.argtypes = [ctypes.c_void_p, ctypes.c_int64, ctypes.c_int64, ctypes.c_void_p, ctypes.c_uint32,
+                             ctypes.c_float, ctypes.c_void_p, ctypes.c_int]
+    so.keep_mask.restype = ctypes.c_int
+    so.exp_rows.argtypes = [ctypes.c_void_p, ctypes.c_int64, ctypes.c_int64, ctypes.c_void_p, ctypes.c_void_p]
+    so.exp_rows.restype = None
+    return so
+
+def native_lib():
+    "The native CPU kernels (a `ctypes` library), built on first use; None without a C compiler or with `POSENC_NATIVE=0`."
+    if 'lib' not in _NATIVE:
+        _NATIVE['lib'] = None
+        if os.environ.get('POSENC_NATIVE', '1') == '0': _NATIVE['why'] = 'off: POSENC_NATIVE=0'
+        else:
+            try: _NATIVE['lib'], _NATIVE['why'] = _build(), 'on'
+            except Exception as e: _NATIVE['why'] = f'off: {type(e).__name__}: {e}'
+    return _NATIVE['lib']
+
+@contextmanager
+def torch_paths():
+    "Within it the native kernels are off and their callers take the torch paths (for comparisons and benchmarks)."
+    lib = native_lib(); _NATIVE['lib'] = None
+    try: yield
+    finally: _NATIVE['lib'] = lib
+
+def native_status() -> str:
+    "'on', or 'off: ' and why the native kernels are not used."
+    native_lib(); return _NATIVE['why']
+
+def native_keep_mask(shape:tuple, # shape of the whole mask, (R, …)
+                     t:int, # drop threshold in 0..65535 (`posenc.models.keep_mask`)
+                     value:float=1., # a kept element's value (float masks)
+                     dtype=torch.float32, # float32 or bool
+                     rows:torch.Tensor=None, # increasing indices of the first dimension to return (every row is drawn)
+                    ) -> torch.Tensor|None:
+    "`posenc.models.keep_mask` on the CPU from the same draws of the default generator, or None where it cannot (see above)."
+    lib = native_lib()
+    if lib is None or dtype not in (torch.float32, torch.bool) or not 0 <= t < 65536: return None
+    R, W, pos = 1, math.prod(shape), None   # without rows: one row of every element (long row segments)
+    if rows is not None:
+        R, W = shape[0], math.prod(shape[1:])
+        if rows.dtype != torch.int64 or rows.dim() != 1 or rows.device.type != 'cpu': return None
+        if len(rows) and (rows[0] < 0 or rows[-1] >= R or (len(rows) > 1 and not bool((rows[1:] > rows[:-1]).all()))): return None
+        pos = torch.full((R,), -1, dtype=torch.int64); pos[rows] = torch.arange(len(rows))
+        shape = (len(rows), *shape[1:])
+    out = torch.empty(shape, dtype=dtype)
+    state = torch.get_rng_state()
+    if lib.keep_mask(state.data_ptr(), R, W, None if pos is None else pos.data_ptr(), t, value, out.data_ptr(),
+                     0 if dtype == torch.float32 else 1): return None
+    torch.set_rng_state(state)
+    return out
+
 # %% ../nbs/00b_kernels.ipynb #82187ccc
 class _LinearCE(torch.autograd.Function):
     "Per-row cross-entropy of h @ W.T against y with label smoothing eps, by blocks of `chunk` rows; E and 1/s kept by block."
@@ -226,11 +419,16 @@ class _LinearCE(torch.autograd.Function):
     def forward(ctx, h, W, y, eps, chunk):
         N, V = h.shape[0], W.shape[0]
         Es, loss, r = [], h.new_empty(N), h.new_empty(N, 1)
+        lib = native_lib() if h.dtype == torch.float32 else None
         for r0 in range(0, N, chunk):   # blocks of a few MB: reused by the allocator, where one (N, V) matrix page-faults
             r1 = min(N, r0 + chunk)
             z = torch.mm(h[r0:r1], W.t())
-            m = z.amax(1, keepdim=True)
-            s = z.sub_(m).exp_().sum(1, keepdim=True)               # z now holds E = exp(z − m)
+            if lib is not None:                                      # max, exp and sum in two passes over the block
+                m, s = h.new_empty(r1 - r0, 1), h.new_empty(r1 - r0, 1)
+                lib.exp_rows(z.data_ptr(), r1 - r0, V, m.data_ptr(), s.data_ptr())
+            else:
+                m = z.amax(1, keepdim=True)
+                s = z.sub_(m).exp_().sum(1, keepdim=True)           # z now holds E = exp(z − m)
             torch.reciprocal(s, out=r[r0:r1])
             loss[r0:r1] = (m + s.log()).squeeze(1)
             Es.append(z)

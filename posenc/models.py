@@ -11,7 +11,7 @@ import torch.nn as nn
 import torch.nn.functional as F
 from .encodings import PosEnc, make_pe, pe_names, get_pe
 from .attention import MultiHeadAttention, KVCache, Rows
-from .kernels import linear_cross_entropy
+from .kernels import linear_cross_entropy, native_keep_mask
 
 # %% auto #0
 __all__ = ['PACK_MIN_PAD', 'MODELS', 'ModelConfig', 'keep_mask', 'Dropout', 'feed_forward', 'residual', 'StackCtx', 'Block',
@@ -49,11 +49,17 @@ class ModelConfig:
 
 # %% ../nbs/02_models.ipynb #0847bc64
 def keep_mask(shape:tuple, # shape of the mask
-              t:int, # drop threshold in 0..65536: an element is dropped with probability t/65536
+              t:int, # drop threshold in 0..65535: an element is dropped with probability t/65536
               device='cpu',
               dtype=torch.bool, # bool, or a float type: 1 kept, 0 dropped
-              rows:torch.Tensor=None) -> torch.Tensor: # only these indices of the first dimension (the draws stay the full mask's)
+              rows:torch.Tensor=None, # only these indices of the first dimension (the draws stay the full mask's)
+              value:float=1.) -> torch.Tensor: # a kept element's value in a float mask
     "A mask, 0 (False) with probability t/2¹⁶ per element, from 16-bit slices of 64-bit random integers."
+    if not 0 <= t < 65536: raise ValueError(f'the drop threshold t must be in 0..65535, got {t!r}')
+    if dtype == torch.bool and value != 1: raise ValueError(f'a bool mask keeps with True, not {value!r}')
+    if torch.device(device).type == 'cpu':   # the same draws, natively where it can (`posenc.kernels.native_keep_mask`)
+        m = native_keep_mask(shape, t, value, dtype, rows)
+        if m is not None: return m
     n = math.prod(shape)
     # every bit uniform: the full 64-bit draws with the top bit flipped, which are random_(-2⁶³, 2⁶³ − 1)'s draws (the same
     # masks as before) without the modulo that form computes (it differs only on a draw of 2⁶⁴ − 1): about 9% less time (tools/bench_cpu_primitives.py)
@@ -62,14 +68,16 @@ def keep_mask(shape:tuple, # shape of the mask
     if rows is not None: r = r.index_select(0, rows); shape = r.shape
     if dtype == torch.bool: return r >= t - 32768
     if dtype in (torch.float32, torch.float64):   # int16 → float is exact here: the same mask, in two cheap passes
-        return torch.empty(shape, dtype=dtype, device=device).copy_(r).ge_(t - 32768)   # (ge with a float `out` costs 2×)
-    return torch.ge(r, t - 32768, out=torch.empty(shape, dtype=dtype, device=device))
+        m = torch.empty(shape, dtype=dtype, device=device).copy_(r).ge_(t - 32768)   # (ge with a float `out` costs 2×)
+        return m if value == 1 else m.mul_(value)
+    m = torch.ge(r, t - 32768, out=torch.empty(shape, dtype=dtype, device=device))
+    return m if value == 1 else m.mul_(value)
 
 class _CPUDropout(torch.autograd.Function):
     "x · mask · 2¹⁶/(2¹⁶ − t); the backward multiplies by the same saved mask."
     @staticmethod
     def forward(ctx, x, t):
-        keep = keep_mask(x.shape, t, x.device, x.dtype).mul_(65536 / (65536 - t))   # 0 or 1/(1 − p), in x's dtype:
+        keep = keep_mask(x.shape, t, x.device, x.dtype, value=65536 / (65536 - t))   # 0 or 1/(1 − p), in x's dtype:
         ctx.save_for_backward(keep)                                                   # × a bool or uint8 mask would cast
         return x * keep                                                               # a copy of it first
     @staticmethod
@@ -82,7 +90,7 @@ class Dropout(nn.Module):
     def __init__(self, p:float=0.1): # probability of zeroing an element
         super().__init__()
         if not (isinstance(p, (int, float)) and 0 <= p < 1): raise ValueError(f"dropout must be a number in [0, 1), got {p!r}")
-        self.p, self.t = float(p), round(p * 65536)
+        self.p, self.t = float(p), min(round(p * 65536), 65535)
     def forward(self, x):
         if not self.training or self.t == 0: return x
         if x.device.type != 'cpu': return F.dropout(x, self.p, True)
@@ -115,7 +123,7 @@ class _ResidualDropout(torch.autograd.Function):
     "x + f ∘ mask·s in one pass (no separate add); f's gradient is g ∘ mask·s."
     @staticmethod
     def forward(ctx, x, f, t, rows=None):
-        keep = _keep(f, t, rows).mul_(65536 / (65536 - t))   # 0 or s, as `Dropout`'s
+        keep = _keep(f, t, rows, 65536 / (65536 - t))   # 0 or s, as `Dropout`'s
         ctx.save_for_backward(keep)
         return torch.addcmul(x, f, keep)
     @staticmethod
@@ -123,9 +131,9 @@ class _ResidualDropout(torch.autograd.Function):
         keep, = ctx.saved_tensors
         return g, g * keep, None, None
 
-def _keep(x, t, rows):   # x's mask; for x of `rows` (N, W), the rows of the whole padded batch's (B·T, W) mask
-    if rows is None: return keep_mask(x.shape, t, x.device, x.dtype)
-    return keep_mask((rows.B * rows.T, x.shape[-1]), t, x.device, x.dtype, rows.idx)
+def _keep(x, t, rows, value=1.):   # x's mask; for x of `rows` (N, W), the rows of the whole padded batch's (B·T, W) mask
+    if rows is None: return keep_mask(x.shape, t, x.device, x.dtype, value=value)
+    return keep_mask((rows.B * rows.T, x.shape[-1]), t, x.device, x.dtype, rows.idx, value)
 
 def _fusable(d:Dropout, x:torch.Tensor) -> bool:
     return d.training and d.t > 0 and x.device.type == 'cpu' and torch.is_grad_enabled()
