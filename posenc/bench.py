@@ -42,7 +42,9 @@ def machine_info(threads:int, # torch threads used on the CPU
         p = torch.cuda.get_device_properties(torch.device(device))
         info.update(device='cuda', gpu=torch.cuda.get_device_name(torch.device(device)), gpu_memory_gb=round(p.total_memory / 2**30, 1),
                     cuda=torch.version.cuda, precision='bf16 autocast')
-    else: info.update(device='cpu', precision='fp32')
+    else:
+        from posenc.kernels import native_status
+        info.update(device='cpu', precision='fp32', native=native_status())   # posenc's native CPU kernels: 'on', or why not
     return info
 
 def _dist_version(name):

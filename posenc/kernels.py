@@ -13,7 +13,7 @@ from .encodings import diagonal_sums, _scratch   # (the scratch pool is shared w
 
 # %% auto #0
 __all__ = ['FLEX_AVAILABLE', 'FLEX_MIN_Q', 'fused_attention', 'native_lib', 'torch_paths', 'native_status', 'native_keep_mask',
-           'causal_block_mask', 'terms_score_mod', 'flex_terms_attention']
+           'mul_keep', 'causal_block_mask', 'terms_score_mod', 'flex_terms_attention']
 
 # %% ../nbs/00b_kernels.ipynb #45b93928
 _flash_cpu = torch.ops.aten._scaled_dot_product_flash_attention_for_cpu
@@ -259,8 +259,9 @@ static void words(mt_t *g, uint32_t *dst, int64_t cnt) {   /* the next cnt outpu
 /* The mask of R x W elements from ceil(R*W/4) draws of random64() = y1 << 32 | y2 with the top bit flipped, read as
    little-endian int16 slices s: an element is kept iff s >= t - 32768, i.e. iff s ^ 0x8000 >= t as unsigned.
    Row r goes to output row pos[r] (none if pos[r] < 0; pos NULL: row r). Writes value or 0 (kind 0, float) or 1 or 0
-   (kind 1, bytes). Returns 0, or -1 for a generator state it does not know (then nothing is written). */
-int keep_mask(uint8_t *rng, int64_t R, int64_t W, const int64_t *pos, uint32_t t, float value, void *out, int kind) {
+   (kind 1, bytes); kind 2 writes the bytes and multiplies x, laid out as the output, by value or 0 in place. Returns 0,
+   or -1 for a generator state it does not know (then nothing is written). */
+int keep_mask(uint8_t *rng, int64_t R, int64_t W, const int64_t *pos, uint32_t t, float value, void *out, int kind, float *x) {
     mt_t g; int32_t left; uint64_t next, s64[MT_N];
     memcpy(&left, rng + 8, 4); memcpy(&next, rng + 16, 8); memcpy(s64, rng + 24, sizeof s64);
     if (left < 1 || next + left - 1 > MT_N) return -1;
@@ -282,7 +283,9 @@ int keep_mask(uint8_t *rng, int64_t R, int64_t W, const int64_t *pos, uint32_t t
             if (o >= 0) {
                 const uint16_t *hs = h + (e - e0); int64_t m = end - e, off = o * W + (e - r * W);
                 if (kind == 0) { float *dst = of + off; for (int64_t i = 0; i < m; i++) dst[i] = hs[i] >= t ? value : 0.f; }
-                else { uint8_t *dst = ob + off; for (int64_t i = 0; i < m; i++) dst[i] = hs[i] >= t; }
+                else if (kind == 1) { uint8_t *dst = ob + off; for (int64_t i = 0; i < m; i++) dst[i] = hs[i] >= t; }
+                else { uint8_t *dst = ob + off; float *xs = x + off;
+                       for (int64_t i = 0; i < m; i++) { dst[i] = hs[i] >= t; xs[i] *= hs[i] >= t ? value : 0.f; } }
             }
             e = end;
         }
@@ -291,6 +294,10 @@ int keep_mask(uint8_t *rng, int64_t R, int64_t W, const int64_t *pos, uint32_t t
     left = (int32_t)g.left; next = (uint64_t)g.next;
     memcpy(rng + 8, &left, 4); memcpy(rng + 16, &next, 8); memcpy(rng + 24, s64, sizeof s64);
     return 0;
+}
+/* x *= value or 0 by a byte mask (a mask of kind 1 or 2): the same products as x times a float mask of value or 0 */
+void mul_keep(float *x, const uint8_t *keep, float value, int64_t n) {
+    for (int64_t i = 0; i < n; i++) x[i] *= keep[i] ? value : 0.f;
 }
 typedef float vf __attribute__((vector_size(64)));
 typedef int32_t vi __attribute__((vector_size(64)));
@@ -362,7 +369,9 @@ def _build() -> ctypes.CDLL:
     else: raise err
     so = ctypes.CDLL(str(lib))
     so.keep_mask.argtypes = [ctypes.c_void_p, ctypes.c_int64, ctypes.c_int64, ctypes.c_void_p, ctypes.c_uint32,
-                             ctypes.c_float, ctypes.c_void_p, ctypes.c_int]
+                             ctypes.c_float, ctypes.c_void_p, ctypes.c_int, ctypes.c_void_p]
+    so.mul_keep.argtypes = [ctypes.c_void_p, ctypes.c_void_p, ctypes.c_float, ctypes.c_int64]
+    so.mul_keep.restype = None
     so.keep_mask.restype = ctypes.c_int
     so.exp_rows.argtypes = [ctypes.c_void_p, ctypes.c_int64, ctypes.c_int64, ctypes.c_void_p, ctypes.c_void_p]
     so.exp_rows.restype = None
@@ -394,10 +403,12 @@ def native_keep_mask(shape:tuple, # shape of the whole mask, (R, …)
                      value:float=1., # a kept element's value (float masks)
                      dtype=torch.float32, # float32 or bool
                      rows:torch.Tensor=None, # increasing indices of the first dimension to return (every row is drawn)
+                     apply_to:torch.Tensor=None, # float32, the mask's shape: multiplied in place by value or 0 (the mask is then bool)
                     ) -> torch.Tensor|None:
     "`posenc.models.keep_mask` on the CPU from the same draws of the default generator, or None where it cannot (see above)."
     lib = native_lib()
     if lib is None or dtype not in (torch.float32, torch.bool) or not 0 <= t < 65536: return None
+    if apply_to is not None and (apply_to.dtype != torch.float32 or apply_to.device.type != 'cpu' or not apply_to.is_contiguous()): return None
     R, W, pos = 1, math.prod(shape), None   # without rows: one row of every element (long row segments)
     if rows is not None:
         R, W = shape[0], math.prod(shape[1:])
@@ -405,12 +416,24 @@ def native_keep_mask(shape:tuple, # shape of the whole mask, (R, …)
         if len(rows) and (rows[0] < 0 or rows[-1] >= R or (len(rows) > 1 and not bool((rows[1:] > rows[:-1]).all()))): return None
         pos = torch.full((R,), -1, dtype=torch.int64); pos[rows] = torch.arange(len(rows))
         shape = (len(rows), *shape[1:])
-    out = torch.empty(shape, dtype=dtype)
+    if apply_to is not None and tuple(apply_to.shape) != tuple(shape): raise ValueError(f'apply_to has shape {tuple(apply_to.shape)}, the mask {tuple(shape)}')
+    out = torch.empty(shape, dtype=torch.bool if apply_to is not None else dtype)
     state = torch.get_rng_state()
     if lib.keep_mask(state.data_ptr(), R, W, None if pos is None else pos.data_ptr(), t, value, out.data_ptr(),
-                     0 if dtype == torch.float32 else 1): return None
+                     2 if apply_to is not None else 0 if dtype == torch.float32 else 1,
+                     None if apply_to is None else apply_to.data_ptr()): return None
     torch.set_rng_state(state)
     return out
+
+def mul_keep(x:torch.Tensor, # float32, contiguous: multiplied in place
+             keep:torch.Tensor, # its mask: bool (value where True, 0 elsewhere) or float (the factors themselves)
+             value:float=1.) -> torch.Tensor:
+    "x ∘ keep·value in place, as x times the float mask of value or 0; natively for a bool mask (x returned)."
+    if keep.dtype != torch.bool: return x.mul_(keep)   # a float mask carries its value
+    lib = native_lib()
+    if lib is not None and x.dtype == torch.float32 and x.is_contiguous() and keep.is_contiguous() and x.shape == keep.shape:
+        lib.mul_keep(x.data_ptr(), keep.data_ptr(), value, x.numel()); return x
+    return x.mul_(torch.where(keep, value, 0.).to(x.dtype))
 
 # %% ../nbs/00b_kernels.ipynb #82187ccc
 class _LinearCE(torch.autograd.Function):

@@ -11,7 +11,7 @@ import torch.nn as nn
 import torch.nn.functional as F
 from .encodings import PosEnc, make_pe, pe_names, get_pe
 from .attention import MultiHeadAttention, KVCache, Rows
-from .kernels import linear_cross_entropy, native_keep_mask
+from .kernels import linear_cross_entropy, native_keep_mask, mul_keep
 
 # %% auto #0
 __all__ = ['PACK_MIN_PAD', 'MODELS', 'ModelConfig', 'keep_mask', 'Dropout', 'feed_forward', 'residual', 'StackCtx', 'Block',
@@ -104,8 +104,7 @@ class _FFNDropout(torch.autograd.Function):
     def forward(ctx, x, w1, b1, w2, b2, t, gelu, rows=None):
         a = torch.addmm(b1, x, w1.t())
         h = F.gelu(a) if gelu else torch.relu(a)
-        keep = _keep(h, t, rows)
-        h.mul_(keep)
+        keep = _keep_apply(h, t, rows)               # h ∘ mask in place; the mask, bool where drawn natively
         s = 65536 / (65536 - t)
         ctx.save_for_backward(x, w1, a, keep, h, w2)
         ctx.s, ctx.gelu = s, gelu
@@ -114,8 +113,7 @@ class _FFNDropout(torch.autograd.Function):
     def backward(ctx, g):
         x, w1, a, keep, h, w2 = ctx.saved_tensors
         s = ctx.s
-        dh = torch.mm(g, w2 * s)                     # s scales the small weight, not the wide product
-        dh.mul_(keep)
+        dh = mul_keep(torch.mm(g, w2 * s), keep)     # s scales the small weight, not the wide product
         da = torch.ops.aten.gelu_backward(dh, a) if ctx.gelu else dh.masked_fill_(a <= 0, 0.)
         return da @ w1, da.t() @ x, da.sum(0), torch.mm(g.t(), h).mul_(s), g.sum(0), None, None, None
 
@@ -134,6 +132,13 @@ class _ResidualDropout(torch.autograd.Function):
 def _keep(x, t, rows, value=1.):   # x's mask; for x of `rows` (N, W), the rows of the whole padded batch's (B·T, W) mask
     if rows is None: return keep_mask(x.shape, t, x.device, x.dtype, value=value)
     return keep_mask((rows.B * rows.T, x.shape[-1]), t, x.device, x.dtype, rows.idx, value)
+
+def _keep_apply(x, t, rows):   # x ∘ `_keep(x, t, rows)` in place, natively where it can (a bool mask then); the mask
+    if x.device.type == 'cpu':
+        shape, idx = (x.shape, None) if rows is None else ((rows.B * rows.T, x.shape[-1]), rows.idx)
+        m = native_keep_mask(shape, t, 1., torch.bool, idx, apply_to=x)
+        if m is not None: return m
+    keep = _keep(x, t, rows); x.mul_(keep); return keep
 
 def _fusable(d:Dropout, x:torch.Tensor) -> bool:
     return d.training and d.t > 0 and x.device.type == 'cpu' and torch.is_grad_enabled()
