@@ -377,14 +377,30 @@ def _build() -> ctypes.CDLL:
     so.exp_rows.restype = None
     return so
 
+def _draws_agree(so) -> bool:
+    "Whether the library's masks are torch's: a mask drawn both ways from one state (the caller's generator state is kept)."
+    keep = torch.get_rng_state()
+    try:
+        torch.manual_seed(20261127); torch.empty(5, dtype=torch.int32).random_()   # off a block start
+        start = torch.get_rng_state()
+        r = torch.empty(1000, dtype=torch.int64).random_(-2 ** 63, None).bitwise_xor_(-2 ** 63)
+        want, want_state = r.view(torch.int16) >= 6554 - 32768, torch.get_rng_state()
+        got, state = torch.empty(4000, dtype=torch.bool), start.clone()
+        if state.numel() != 5056 or so.keep_mask(state.data_ptr(), 1, 4000, None, 6554, 1., got.data_ptr(), 1, None): return False
+        return torch.equal(got, want) and torch.equal(state, want_state)
+    finally: torch.set_rng_state(keep)
+
 def native_lib():
     "The native CPU kernels (a `ctypes` library), built on first use; None without a C compiler or with `POSENC_NATIVE=0`."
     if 'lib' not in _NATIVE:
         _NATIVE['lib'] = None
         if os.environ.get('POSENC_NATIVE', '1') == '0': _NATIVE['why'] = 'off: POSENC_NATIVE=0'
         else:
-            try: _NATIVE['lib'], _NATIVE['why'] = _build(), 'on'
+            try: so = _build()
             except Exception as e: _NATIVE['why'] = f'off: {type(e).__name__}: {e}'
+            else:   # a torch whose generator state is laid out otherwise gets the torch paths, not wrong masks
+                if _draws_agree(so): _NATIVE['lib'], _NATIVE['why'] = so, 'on'
+                else: _NATIVE['why'] = f"off: this torch's generator state is not the one the kernels read ({torch.__version__})"
     return _NATIVE['lib']
 
 @contextmanager
