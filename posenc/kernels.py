@@ -359,7 +359,7 @@ def _build() -> ctypes.CDLL:
                 with tempfile.TemporaryDirectory(dir=d) as tmp:   # built aside, then renamed: parallel workers never load half a file
                     src, so = Path(tmp) / 'native.c', Path(tmp) / 'native.so'
                     src.write_text(_NATIVE_SRC)
-                    for arch in (['-march=native'], []):   # integer code: the same results with or without the machine's vector units
+                    for arch in (['-march=native'], []):   # the masks are integer code: the same bits either way
                         r = subprocess.run([cc, '-O3', *arch, '-shared', '-fPIC', '-o', str(so), str(src)], capture_output=True, text=True)
                         if r.returncode == 0: break
                     else: raise RuntimeError(f'{cc} failed: {r.stderr.strip()[-300:]}')
@@ -391,7 +391,7 @@ def _draws_agree(so) -> bool:
     finally: torch.set_rng_state(keep)
 
 def native_lib():
-    "The native CPU kernels (a `ctypes` library), built on first use; None without a C compiler or with `POSENC_NATIVE=0`."
+    "The native CPU kernels (a `ctypes` library), built on first use; None without a C compiler, with `POSENC_NATIVE=0`, or where its masks are not torch's."
     if 'lib' not in _NATIVE:
         _NATIVE['lib'] = None
         if os.environ.get('POSENC_NATIVE', '1') == '0': _NATIVE['why'] = 'off: POSENC_NATIVE=0'
