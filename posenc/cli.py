@@ -113,7 +113,7 @@ def dask_options(scheduler:str=None, # run on a Dask cluster: its scheduler's ad
 
 # %% ../nbs/14_cli.ipynb #5c434f74
 @options(dask_options)
-def sweep(profile:str='default', # smoke, default, full, gpu or a .toml file
+def sweep(profile:str='default', # smoke, default, full, gpu, a ladder (transfer) or a .toml file
           workers:int=None, # runs side by side (default: one per CPU core)
           threads:int=1, # torch threads per run
           pes:str=None, # only these encodings, comma-separated
@@ -125,15 +125,42 @@ def sweep(profile:str='default', # smoke, default, full, gpu or a .toml file
           dry_run:bool=False, # only print what would run
           runs_dir:str=None, # where the runs go (default: runs/<profile>)
           kernel:str='python3', # Jupyter kernel that executes the experiment notebooks
+          rungs:str=None, # a ladder's rungs to run, comma-separated (default: every rung)
           **dask, # where the runs go: the options of `dask_options`
          ):
     "Run every unfinished run of a profile (PEs × tasks × seeds) as papermill notebooks; safe to stop and restart."
     from posenc import sweep as sw
+    from posenc.ladder import is_ladder
+    if is_ladder(profile): return _sweep_ladder(profile, _csv(rungs), runs_dir, pes=_csv(pes), tasks=_csv(tasks), dry_run=dry_run,
+                                               workers=workers, threads=threads, seeds=_csv(seeds, int), retry_failed=not skip_failed,
+                                               resume=not restart, kernel_name=kernel, download=download, **dask)
+    if rungs: raise ValueError(f"--rungs {rungs}: {profile} is a profile, not a ladder (the ladders: {', '.join(_ladders())})")
     with _dask_target(dry_run, **dask) as target:
         res = sw.sweep(profile, runs_dir or profile_dirs(profile)['runs'], workers=workers, threads=threads, pes=_csv(pes),
                        tasks=_csv(tasks), seeds=_csv(seeds, int), retry_failed=not skip_failed, resume=not restart,
                        kernel_name=kernel, download=download, dry_run=dry_run, scheduler=target)
     return 130 if res['stopped'] else (1 if res['failed'] else 0)
+
+def _ladders() -> list[str]:
+    from posenc.ladder import ladder_names
+    return ladder_names()
+
+def _sweep_ladder(name:str, rungs:list, runs_dir:str=None, pes:list=None, tasks:list=None, dry_run:bool=False, **kw) -> int:
+    "Sweep each rung of a ladder as a profile of its own, into `<runs_dir>/<rung>` (default runs/<ladder>/<rung>); every run is checked first."
+    from posenc import sweep as sw
+    from posenc.ladder import load_ladder, check_ladder
+    lad = check_ladder(load_ladder(name), rungs)
+    root, rc = Path(runs_dir or profile_dirs(lad.name)['runs']), 0
+    dask = {k: kw.pop(k) for k in list(kw) if k in dask_options.__code__.co_varnames}
+    for r in lad.select(rungs):
+        ps, ts = [p for p in (pes or r.pes) if p in r.pes], [t for t in (tasks or r.tasks) if t in r.tasks]
+        if not (ps and ts): continue   # the encodings or tasks asked for are not on this rung
+        print(f"== {lad.name}, rung {r.name}: {r.change}", flush=True)
+        with _dask_target(dry_run, **dask) as target:
+            res = sw.sweep(r.profile(), root/r.name, pes=ps, tasks=ts, dry_run=dry_run, scheduler=target, **kw)
+        if res['stopped']: return 130
+        rc = rc or (1 if res['failed'] else 0)
+    return rc
 
 @contextmanager
 def _dask_target(dry_run:bool=False, **dask):
@@ -148,7 +175,7 @@ def _dask_target(dry_run:bool=False, **dask):
         yield c
 
 # %% ../nbs/14_cli.ipynb #f1d6a809
-def status(profile:str='default', # smoke, default, full, gpu or a .toml file
+def status(profile:str='default', # smoke, default, full, gpu, a ladder (transfer) or a .toml file
            runs_dir:str=None, # the runs folder (default: runs/<profile>)
            verbose:bool=False, # list every run, not only the counts
           ):
@@ -156,6 +183,11 @@ def status(profile:str='default', # smoke, default, full, gpu or a .toml file
     import warnings
     from posenc import sweep as sw
     from posenc.results import read_run, failure_cause
+    from posenc.ladder import is_ladder, load_ladder
+    if is_ladder(profile):   # each rung as the profile it is, in its own folder
+        lad = load_ladder(profile); root = Path(runs_dir or profile_dirs(lad.name)['runs'])
+        for r in lad.select(): status(r.profile(), str(root/r.name), verbose)
+        return 0
     rd = Path(runs_dir or profile_dirs(profile)['runs'])
     jobs = sw.plan(profile)
     states = {j.name: sw.run_state(rd, j.name) for j in jobs}
