@@ -22,7 +22,9 @@ def test_badge_points_at_this_notebook(path):
     md = _src(first)
     assert colab.badge(path) in md
     url = re.search(r'\]\((https://colab\.research\.google\.com/github/[^)]+)\)', md).group(1)
-    m = re.fullmatch(r'https://colab\.research\.google\.com/github/posenc/posenc/blob/main/(.+)', url)
+    s = colab.settings()   # the repository's address: settings.ini's git_url and branch, and nothing else
+    repo = s['git_url'].rstrip('/').removesuffix('.git').split('github.com/', 1)[1]
+    m = re.fullmatch(rf'https://colab\.research\.google\.com/github/{re.escape(repo)}/blob/{re.escape(s["branch"])}/(.+)', url)
     assert m and (ROOT / m.group(1)).resolve() == path.resolve()
     # nbdev still reads the title and the summary from the first lines
     lines = [l for l in md.split('\n') if l.strip()]
@@ -62,7 +64,8 @@ def test_setup_inside_colab_clones_installs_and_enters_the_clone(monkeypatch):
     monkeypatch.setattr(sys, 'path', list(sys.path))
     exec(colab.setup_source(TEMPLATES[0]), {})
     clone, pip, cd = calls
-    assert clone[:2] == ['git', 'clone'] and 'https://github.com/posenc/posenc' in clone and 'main' in clone
+    s = colab.settings()
+    assert clone[:2] == ['git', 'clone'] and s['git_url'] in clone and s['branch'] in clone
     assert pip[1:4] == ['-m', 'pip', 'install'] and not any('torch' in a or a in ('-c', '--constraint') for a in pip)
     assert cd == ('chdir', '/content/posenc/nbs/experiments') and sys.path[0] == '/content/posenc'
 
