@@ -269,35 +269,18 @@ def bootstrap_scores(groups:dict[str, list[dict]], # {pe: runs of one task}
         else: out[pe] = per.mean(0)
     return out
 
-# %% ../nbs/10b_results.ipynb #9b54cc00
-def _betacf(a, b, x, it=300, eps=1e-14):
-    "Continued fraction of the incomplete beta function (modified Lentz)."
-    tiny = 1e-300
-    c, d = 1., 1. - (a + b) * x / (a + 1)
-    d = 1. / (d if abs(d) > tiny else tiny); h = d
-    for m in range(1, it):
-        for num_ in (m * (b - m) * x / ((a + 2 * m - 1) * (a + 2 * m)), -(a + m) * (a + b + m) * x / ((a + 2 * m) * (a + 2 * m + 1))):
-            d = 1. + num_ * d; d = 1. / (d if abs(d) > tiny else tiny)
-            c = 1. + num_ / c; c = c if abs(c) > tiny else tiny
-            h *= d * c
-        if abs(d * c - 1.) < eps: break
-    return h
-
-def _betainc(a, b, x):
-    "Regularised incomplete beta I_x(a, b)."
-    if x <= 0: return 0.
-    if x >= 1: return 1.
-    lb = math.lgamma(a + b) - math.lgamma(a) - math.lgamma(b) + a * math.log(x) + b * math.log(1 - x)
-    if x < (a + 1) / (a + b + 2): return math.exp(lb) * _betacf(a, b, x) / a
-    return 1. - math.exp(lb) * _betacf(b, a, 1 - x) / b
-
 # %% ../nbs/10b_results.ipynb #21ac85a4
-def t_pvalue(t:float, dof:float) -> float:
-    "Two-sided p-value of Student's t statistic."
-    if not math.isfinite(t): return 0. if math.isinf(t) else math.nan
-    return _betainc(dof / 2, 0.5, dof / (dof + t * t))
+def t_pvalue(t:float, # Student's t statistic
+             dof:float, # its degrees of freedom (need not be whole)
+            ) -> float:
+    "Two-sided p-value of Student's t statistic (SciPy's t distribution)."
+    from scipy.stats import t as student_t
+    if math.isnan(t): return math.nan
+    return float(2 * student_t.sf(abs(t), dof))
 
-def welch(a, b) -> dict:
+def welch(a, # the scores of one system (None and non-finite values are left out)
+          b, # the scores of the other
+         ) -> dict:
     "Difference of means a − b, its standard error and Welch's two-sided p (NaN with fewer than two values a side)."
     (ma, sa, na), (mb, sb, nb) = mean_std(a), mean_std(b)
     d = ma - mb
@@ -305,7 +288,7 @@ def welch(a, b) -> dict:
     va, vb = sa * sa / na, sb * sb / nb
     se = math.sqrt(va + vb)
     if se == 0: return dict(diff=d, se=0., p=1. if d == 0 else 0., n=(na, nb))
-    dof = (va + vb) ** 2 / (va * va / (na - 1) + vb * vb / (nb - 1))
+    dof = (va + vb) ** 2 / (va * va / (na - 1) + vb * vb / (nb - 1))   # Welch–Satterthwaite
     return dict(diff=d, se=se, p=t_pvalue(d / se, dof), n=(na, nb))
 
 def boot_p(boot_a:np.ndarray, boot_b:np.ndarray) -> float:
