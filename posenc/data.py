@@ -4,17 +4,18 @@
 
 # %% ../nbs/03_data.ipynb #0bdce21b
 from __future__ import annotations
-import hashlib, html, os, re, shutil, tarfile, tempfile, unicodedata, urllib.request, zipfile
+import hashlib, html, http.client, os, re, shutil, sys, tarfile, tempfile, unicodedata, urllib.error, urllib.parse, urllib.request, zipfile, zlib
+from contextlib import contextmanager
 from dataclasses import dataclass, field
 from pathlib import Path
 
 # %% auto #0
-__all__ = ['META_TAGS', 'PREP', 'DATA_ENV', 'ARCHIVES', 'TATOEBA_HELDOUT', 'EUROPARL_HELDOUT', 'SETS', 'CORPORA', 'DataError',
-           'read_text', 'unescape', 'clean', 'read_tags', 'Seg', 'read_segs', 'read_lines', 'read_tsv', 'read_hansard',
-           'detect_format', 'load_pairs', 'moses_detok', 'strip_diacritics', 'dedupe', 'holdout_split', 'data_roots',
-           'download_root', 'file_digest', 'fetch', 'unpack', 'Archive', 'DataFile', 'locate_all', 'locate',
-           'ParallelSet', 'resolve_sets', 'set_files', 'load_set', 'Corpus', 'CorpusSpec', 'train_overlap',
-           'get_corpus', 'TextCorpus', 'split_text', 'tinyshakespeare']
+__all__ = ['META_TAGS', 'PREP', 'DATA_ENV', 'DOWNLOAD_TIMEOUT', 'ARCHIVES', 'TATOEBA_HELDOUT', 'EUROPARL_HELDOUT', 'SETS',
+           'CORPORA', 'DataError', 'read_text', 'unescape', 'clean', 'read_tags', 'Seg', 'read_segs', 'read_lines',
+           'read_tsv', 'read_hansard', 'detect_format', 'load_pairs', 'moses_detok', 'strip_diacritics', 'dedupe',
+           'holdout_split', 'data_roots', 'download_root', 'file_digest', 'fetch', 'unpack', 'Archive', 'DataFile',
+           'locate_all', 'locate', 'ParallelSet', 'resolve_sets', 'set_files', 'load_set', 'Corpus', 'CorpusSpec',
+           'train_overlap', 'get_corpus', 'TextCorpus', 'split_text', 'tinyshakespeare']
 
 # %% ../nbs/03_data.ipynb #a9b958c9
 class DataError(ValueError):
@@ -254,6 +255,8 @@ def download_root(root:str|Path=None) -> Path:
     return project_root()/'data'/'cache'/'corpora'
 
 # %% ../nbs/03_data.ipynb #409de3f7
+DOWNLOAD_TIMEOUT = 60. # seconds a download may go without receiving anything (to connect, to answer, between two reads) before it fails
+
 def file_digest(path:str|Path, algo:str='sha256') -> str:
     "Hex digest of a file."
     h = hashlib.new(algo)
@@ -261,67 +264,140 @@ def file_digest(path:str|Path, algo:str='sha256') -> str:
         for block in iter(lambda: f.read(1 << 20), b''): h.update(block)
     return h.hexdigest()
 
+def _copy(r, out, url):
+    "Copy the body of response `r` to `out`; a body shorter than its announced length is an error."
+    size, n = r.headers.get('Content-Length'), 0
+    size = int(size) if size and size.isdigit() else None
+    try:
+        while block := r.read(1 << 20): out.write(block); n += len(block)
+    except http.client.IncompleteRead as e: n += len(e.partial); size = size or n + (e.expected or 0)
+    if size is not None and n < size: raise DataError(f"{url}: truncated download (the connection closed after {n:,} of {size:,} bytes)")
+
 def fetch(url:str, # http(s):// or file:// URL
           dest:str|Path, # file to create
           checksum:str=None, # 'sha256:<hex>' or 'md5:<hex>'; None skips the check (and prints the sha256)
-          timeout:float=60, # seconds before giving up on a stalled connection
+          timeout:float=None, # seconds without data before giving up (default `DOWNLOAD_TIMEOUT`)
          ) -> Path:
-    "Download `url` to `dest` atomically, verifying `checksum`."
+    "Download `url` to `dest` atomically, verifying `checksum`; any failure is a `DataError` naming the URL, and leaves nothing."
     dest = Path(dest); dest.parent.mkdir(parents=True, exist_ok=True)
+    timeout = DOWNLOAD_TIMEOUT if timeout is None else timeout
+    stalled = f"timed out (nothing received for {timeout:g} s)"
     fd, tmp = tempfile.mkstemp(dir=dest.parent, prefix='.' + dest.name + '.')
     try:
-        with os.fdopen(fd, 'wb') as out, urllib.request.urlopen(url, timeout=timeout) as r: shutil.copyfileobj(r, out)
+        with os.fdopen(fd, 'wb') as out:
+            try:
+                with urllib.request.urlopen(url, timeout=timeout) as r: _copy(r, out, url)
+            except urllib.error.HTTPError as e: e.close(); raise DataError(f"{url}: HTTP {e.code} {e.reason}") from None
+            except urllib.error.URLError as e:
+                raise DataError(f"{url}: {stalled if isinstance(e.reason, TimeoutError) else e.reason}") from None
+            except TimeoutError: raise DataError(f"{url}: {stalled}") from None
+            except (OSError, http.client.HTTPException) as e: raise DataError(f"{url}: {type(e).__name__}: {e}") from None
         if checksum is None: print(f"downloaded {url}: sha256:{file_digest(tmp)} (no checksum pinned)")
         else:
             algo, want = checksum.split(':', 1)
             got = file_digest(tmp, algo)
-            if got != want.lower(): raise DataError(f"{url}: {algo} checksum mismatch (expected {want}, got {got})")
+            if got != want.lower(): raise DataError(f"{url}: {algo} checksum mismatch (expected {want}, got {got}); the download was not kept")
         os.replace(tmp, dest)
     finally:
         if os.path.exists(tmp): os.remove(tmp)
     return dest
 
-def unpack(archive:str|Path, # .tgz / .tar.gz / .tar / .zip file
-           dest:str|Path, # folder to extract into
-          ) -> Path:
-    "Extract `archive` into `dest`, refusing members outside `dest`."
-    archive, dest = Path(archive), Path(dest); dest.mkdir(parents=True, exist_ok=True)
+# %% ../nbs/03_data.ipynb #a70e89dd
+_NOT_ARCHIVE = (tarfile.TarError, zipfile.BadZipFile, EOFError, zlib.error)
+
+def _extract(archive, into, name):
+    "Extract every member of `archive` into the folder `into`, refusing members outside it."
+    inside = lambda m: (into/m).resolve().is_relative_to(into.resolve())
     if zipfile.is_zipfile(archive):
         with zipfile.ZipFile(archive) as z:
-            for n in z.namelist():
-                if not (dest/n).resolve().is_relative_to(dest.resolve()): raise DataError(f"{archive}: unsafe member {n}")
-            z.extractall(dest)
+            bad = [n for n in z.namelist() if not inside(n)]
+            if bad: raise DataError(f"{name}: unsafe member {bad[0]}")
+            z.extractall(into)
     else:
-        with tarfile.open(archive) as t:
-            for m in t.getmembers():
-                if not (dest/m.name).resolve().is_relative_to(dest.resolve()): raise DataError(f"{archive}: unsafe member {m.name}")
-            t.extractall(dest, **({'filter': 'data'} if hasattr(tarfile, 'data_filter') else {}))
+        try: t = tarfile.open(archive)
+        except tarfile.ReadError: raise DataError(f"{name}: not an archive (neither a zip file nor a tar file, compressed or not)") from None
+        with t:
+            bad = [m.name for m in t.getmembers() if not inside(m.name)]
+            if bad: raise DataError(f"{name}: unsafe member {bad[0]}")
+            t.extractall(into, **({'filter': 'data'} if hasattr(tarfile, 'data_filter') else {}))
+
+def _move_into(src:Path, dest:Path):
+    "Move the contents of folder `src` into folder `dest`: folders merge, files replace those of the same name."
+    for p in src.iterdir():
+        q, pdir = dest/p.name, p.is_dir() and not p.is_symlink()
+        if pdir and q.is_dir() and not q.is_symlink(): _move_into(p, q); continue
+        if q.is_dir() and not q.is_symlink(): shutil.rmtree(q)
+        elif pdir and (q.exists() or q.is_symlink()): q.unlink()
+        os.replace(p, q)
+
+def unpack(archive:str|Path, # .tgz / .tar.gz / .tar / .zip file
+           dest:str|Path, # folder to extract into
+           name:str=None, # how errors name the archive (default: its path), e.g. the URL it came from
+           tmp:str|Path=None, # empty folder on the file system of `dest` to extract into first (default: a new one beside `dest`)
+          ) -> Path:
+    "Extract `archive` into `dest` through a temporary folder, refusing members outside it; a corrupt archive leaves `dest` as it was."
+    archive, dest = Path(archive), Path(dest); name = name or str(archive)
+    dest.mkdir(parents=True, exist_ok=True)
+    tmp = Path(tmp) if tmp else Path(tempfile.mkdtemp(dir=dest.parent, prefix=f'.{dest.name}.unpack-'))
+    try:
+        tmp.mkdir(parents=True, exist_ok=True)
+        try: _extract(archive, tmp, name)
+        except _NOT_ARCHIVE as e: raise DataError(f"{name}: not a complete archive ({type(e).__name__}: {e})") from None
+        _move_into(tmp, dest)
+    finally: shutil.rmtree(tmp, ignore_errors=True)
     return dest
 
 # %% ../nbs/03_data.ipynb #e34a4172
 @dataclass(frozen=True)
 class Archive:
-    "A downloadable archive: mirrors tried in order, a checksum and the folder (under the download root) it unpacks into."
-    urls:tuple; checksum:str|None; subdir:str; is_file:bool=False # `is_file`: a single file, not an archive
+    "A downloadable archive: mirrors tried in order, its checksum (one for all, or one per mirror) and the folder (under the download root) it unpacks into."
+    urls:tuple; checksum:str|tuple|None; subdir:str; is_file:bool=False # `is_file`: a single file, not an archive
+    def __post_init__(self):
+        if isinstance(self.checksum, tuple) and len(self.checksum) != len(self.urls):
+            raise ValueError(f"{self.subdir}: {len(self.urls)} URL(s) but {len(self.checksum)} checksum(s): give one checksum, or one per URL")
+    @property
+    def mirrors(self) -> list:
+        "(url, checksum) of each mirror, in the order they are tried."
+        return list(zip(self.urls, self.checksum if isinstance(self.checksum, tuple) else (self.checksum,) * len(self.urls)))
 
 _WIT3 = 'https://raw.githubusercontent.com/hlt-mt/WIT3/master/archive'
+_STATMT = 'https://www.statmt.org'
+_TRNTED_MD5 = 'md5:19927da9de0f40348cad9c0fc61642ac'   # mjpost/sacrebleu, sacrebleu/dataset/__init__.py (iwslt17/dev2010…tst2015), for the WIT3 file at both addresses
 ARCHIVES = {
     'iwslt17-test-fr-en': Archive((f'{_WIT3}/2017-01-ted-test/texts/fr/en/fr-en.tgz',),
         'sha256:8393e55847ba750290180f1fb62684abb8c09b890c52d4ebc5c2376e8e722e93', 'iwslt_fr-en/iwslt17_2017-01-ted-test'),
     'iwslt17-test-en-fr': Archive((f'{_WIT3}/2017-01-ted-test/texts/en/fr/en-fr.tgz',),
         'sha256:755b1061ff258686d8c906525dc75035304b292320d59e5a78802b2923c204ad', 'iwslt_fr-en/iwslt17_2017-01-ted-test'),
     'iwslt17-trnted-fr-en': Archive((
-        'https://huggingface.co/datasets/IWSLT/iwslt2017/resolve/main/data/2017-01-trnted/texts/fr/en/fr-en.zip',
-        'https://wit3.fbk.eu/archive/2017-01-trnted/texts/fr/en/fr-en.tgz'), None, 'iwslt_fr-en/iwslt17_2017-01-trnted'),
+        f'{_WIT3}/2017-01-trnted/texts/fr/en/fr-en.tgz',
+        'https://huggingface.co/datasets/iwslt2017/resolve/ebd7c60d9800c2a1be010a227e5f0a2363730f7a/data/2017-01-trnted/texts/fr/en/fr-en.tgz',
+        'https://wit3.fbk.eu/archive/2017-01-trnted/texts/fr/en/fr-en.tgz',
+        'https://huggingface.co/datasets/IWSLT/iwslt2017/resolve/main/data/2017-01-trnted/texts/fr/en/fr-en.zip'), (
+        _TRNTED_MD5,
+        # huggingface/datasets, datasets/iwslt2017/dataset_infos.json ("iwslt2017-fr-en" download_checksums, 26,872,507 bytes)
+        'sha256:a40ca3b9a0064bd1fd582df4ced260dd3e7ff9f6f7bf863f139f74b7a5cabd78',
+        _TRNTED_MD5,
+        None),   # the hub's .zip of the release: no public list carries its digest, so it comes last, unchecked
+        'iwslt_fr-en/iwslt17_2017-01-trnted'),
+    # no public list carries the digest of this per-pair archive (torchtext pins only the multilingual 2016-01.tgz that
+    # nests it, on Google Drive), so it is not checked: the sha256 it prints can be pinned here
     'iwslt16-fr-en': Archive(('https://wit3.fbk.eu/archive/2016-01/texts/fr/en/fr-en.tgz',), None,
                              'iwslt_fr-en/iwslt16_2016-01_fr-en'),
+    # the two test archives: mjpost/sacrebleu, sacrebleu/dataset/__init__.py (wmt14/full, wmt13)
     'wmt14-test-full': Archive(('https://statmt.org/wmt14/test-full.tgz',), 'md5:a8cd784e006feb32ac6f3d9ec7eb389a', 'wmt14_fr-en'),
     'wmt13-test': Archive(('https://statmt.org/wmt13/test.tgz',), 'md5:48eca5d02f637af44e85186847141f67', 'wmt14_fr-en'),
-    'europarl-v7': Archive(('https://www.statmt.org/wmt13/training-parallel-europarl-v7.tgz',), None, 'wmt14_fr-en'),
-    'commoncrawl': Archive(('https://www.statmt.org/wmt13/training-parallel-commoncrawl.tgz',), None, 'wmt14_fr-en/commoncrawl'),
-    'news-commentary-v9': Archive(('https://www.statmt.org/wmt14/training-parallel-nc-v9.tgz',), None, 'wmt14_fr-en'),
+    # the three WMT training archives: tensorflow/datasets, tensorflow_datasets/url_checksums/wmt14_translate.txt (the
+    # first two also in stagedml/stagedml, src/stagedml/stages/fetchwmt.py)
+    'europarl-v7': Archive((f'{_STATMT}/wmt13/training-parallel-europarl-v7.tgz',),
+        'sha256:0224c7c710c8a063dfd893b0cc0830202d61f4c75c17eb8e31836103d27d96e7', 'wmt14_fr-en'),
+    'commoncrawl': Archive((f'{_STATMT}/wmt13/training-parallel-commoncrawl.tgz',),
+        'sha256:c7a74e2ea01ac6c920123108627e35278d4ccb5701e15428ffa34de86fa3a9e5', 'wmt14_fr-en/commoncrawl'),
+    'news-commentary-v9': Archive((f'{_STATMT}/wmt14/training-parallel-nc-v9.tgz',),
+        'sha256:cb8953f292298e6877ae433c98912b927cb0766b303f4540512ddd286c748485', 'wmt14_fr-en'),
+    # the manythings.org export of 2019-04-07, kept in a repository at a fixed commit: no list publishes a digest of it; this
+    # is the sha256 of the file at that commit (git blob 725f4dc5), whose fra.txt is the copy in ../shared/data
     'tatoeba-fra-eng': Archive(('https://raw.githubusercontent.com/modelexlab/data/adddaf33ac35572bcfeb421efec29435e7ea9332/fra-eng.zip',),
-        None, 'extra_fr-en/tatoeba_2019'),   # the manythings.org export of 2019-04-07, kept in a repository
+        'sha256:161c93f18da3a7e6df611ed961426613260de8af06ccf8c79c977afe5135ac44', 'extra_fr-en/tatoeba_2019'),
     'tinyshakespeare': Archive(('https://raw.githubusercontent.com/karpathy/char-rnn/master/data/tinyshakespeare/input.txt',),
         'sha256:86c4e6aa9db7c042ec79f339dcb96d42b0075e16b8fc2e86bf0ca57e2dc565ed', 'tinyshakespeare', is_file=True),
 }
@@ -344,27 +420,63 @@ def _find(df, roots):
             hits = sorted(sub.rglob(df.name))
             if hits: return hits[0]
 
-def _download(key, root, archives):
-    a = archives[key]; dest = download_root(root)/a.subdir; dest.mkdir(parents=True, exist_ok=True)
-    errors = []
-    for url in a.urls:
-        try:
-            if a.is_file: return fetch(url, dest/Path(url).name, a.checksum)
-            with tempfile.TemporaryDirectory(dir=dest) as td: unpack(fetch(url, Path(td)/Path(url).name, a.checksum), dest)
-            return dest
-        except (OSError, DataError, tarfile.TarError, zipfile.BadZipFile) as e: errors.append(f'{url}: {e}')
-    raise DataError('; '.join(errors))
+try: import fcntl
+except ImportError: fcntl = None   # no lock between processes where there is no flock (Windows)
 
-def _missing_msg(missing, root, errors=()):
+def _waiting(key:str, lock:Path):
+    "Said once when another process holds the lock of archive `key`."
+    print(f"{key}: another process is downloading it; waiting for it to finish ({lock})", file=sys.stderr, flush=True)
+
+@contextmanager
+def _locked(lock:Path, key:str):
+    "Hold an exclusive lock on the file `lock` between processes (released when the holder ends, however it ends)."
+    lock.parent.mkdir(parents=True, exist_ok=True)
+    with open(lock, 'a') as f:
+        if fcntl is not None:
+            try: fcntl.flock(f, fcntl.LOCK_EX | fcntl.LOCK_NB)
+            except BlockingIOError: _waiting(key, lock); fcntl.flock(f, fcntl.LOCK_EX)
+        yield
+
+def _download(key, root, archives, present=None):
+    "Download archive `key` (mirrors in order) and unpack it, under its lock; one `DataError` lists what each mirror answered."
+    a, top = archives[key], download_root(root)
+    dest, work_root = top/a.subdir, top/'.downloading'
+    with _locked(work_root/f'{key}.lock', key):
+        if present is not None and present(): return dest   # another process fetched it while this one waited
+        for old in work_root.glob(f'{key}.part-*'): shutil.rmtree(old, ignore_errors=True)   # a killed run's leftovers
+        errors = []
+        for url, checksum in a.mirrors:
+            work = Path(tempfile.mkdtemp(dir=work_root, prefix=f'{key}.part-'))
+            try:
+                got = fetch(url, work/(Path(urllib.parse.urlparse(url).path).name or key), checksum)
+                dest.mkdir(parents=True, exist_ok=True)
+                if not a.is_file: return unpack(got, dest, name=url, tmp=work/'unpacked')
+                os.replace(got, dest/got.name); return dest/got.name
+            except DataError as e: errors.append(str(e))
+            finally: shutil.rmtree(work, ignore_errors=True)
+    raise DataError(f"could not download {key}:\n" + '\n'.join(f"  {e}" for e in errors))
+
+# %% ../nbs/03_data.ipynb #0aa5ac9d
+def _missing_msg(missing, root, errors=(), archives=None):
+    archives = ARCHIVES if archives is None else archives
     roots = data_roots(root)
-    lines = [f"missing corpus file(s): " + ', '.join(dict.fromkeys(df.name for df in missing)),
+    lines = list(errors) + [f"missing corpus file(s): " + ', '.join(dict.fromkeys(df.name for df in missing)),
              "put them under one of these folders (or set POSENC_DATA to a folder that has them):"]
     lines += [f"  {r}" for r in (roots or [download_root(root)])]
     lines += ["with these relative paths (any of the listed layouts, or just the file name):"]
     lines += [f"  {df.rels[0]}" for df in missing]
     for key in dict.fromkeys(df.archive for df in missing if df.archive):
-        lines.append(f"the archive {key} provides some of them: {' or '.join(ARCHIVES[key].urls) if key in ARCHIVES else key}")
-    return '\n'.join(lines + [f"download failed: {e}" for e in errors])
+        lines.append(f"the archive {key} provides some of them: {' or '.join(archives[key].urls) if key in archives else key}")
+    return '\n'.join(lines)
+
+def _fetch_missing(dfs, root, archives):
+    "Download the archives of the `DataFile`s `dfs`, each once (skipped when another process fetched it meanwhile); the errors."
+    errors, roots = [], lambda: data_roots(root) + [download_root(root)]
+    for key in dict.fromkeys(df.archive for df in dfs if df.archive):
+        need = [df for df in dfs if df.archive == key]
+        try: _download(key, root, archives, present=lambda: all(_find(df, roots()) for df in need))
+        except DataError as e: errors.append(str(e))
+    return errors
 
 def locate_all(files:list, # `DataFile`s
                root:str|Path=None, # explicit data folder (see `data_roots`)
@@ -376,13 +488,11 @@ def locate_all(files:list, # `DataFile`s
     roots, errors = data_roots(root), []
     found = [_find(df, roots) for df in files]
     if download:
-        for key in dict.fromkeys(df.archive for df, p in zip(files, found) if p is None and df.archive):
-            try: _download(key, root, archives)
-            except DataError as e: errors.append(str(e))
+        errors = _fetch_missing([df for df, p in zip(files, found) if p is None], root, archives)
         roots = data_roots(root) + [download_root(root)]
         found = [p or _find(df, roots) for df, p in zip(files, found)]
     missing = [df for df, p in zip(files, found) if p is None]
-    if missing: raise DataError(_missing_msg(missing, root, errors))
+    if missing: raise DataError(_missing_msg(missing, root, errors, archives))
     return found
 
 def locate(df:DataFile, root:str|Path=None, download:bool=True, archives:dict=None) -> Path:
@@ -489,9 +599,7 @@ def resolve_sets(names:list[str], # keys of `SETS`
     todo = [n for n, p in found.items() if p is None]
     if download and todo:
         dl = [next((alt for alt in SETS[n].files if all(df.archive for df in alt)), ()) for n in todo]
-        for key in dict.fromkeys(df.archive for alt in dl for df in alt):
-            try: _download(key, root, archives)
-            except DataError as e: errors.append(str(e))
+        errors = _fetch_missing([df for alt in dl for df in alt], root, archives)
         roots = data_roots(root) + [download_root(root)]
         found.update({n: _local(n, roots) for n in todo})
     missing = [df for n, p in found.items() if p is None for df in SETS[n].files[0] if _find(df, roots) is None]
@@ -499,7 +607,7 @@ def resolve_sets(names:list[str], # keys of `SETS`
     alts = [df for df in dict.fromkeys(df for n, p in found.items() if p is None for alt in SETS[n].files[1:] for df in alt)
             if df not in missing]
     if missing:
-        msg = _missing_msg(missing + alts, root, errors)
+        msg = _missing_msg(missing + alts, root, errors, archives)
         if alts: msg += f"\n(the last {len(alts)} paths are alternatives holding the same text)"
         raise DataError(msg)
     return found

@@ -41,13 +41,15 @@ def template_path(task:str, # a key of `TASK_TEMPLATES`
 
 # %% ../nbs/09b_profiles.ipynb #14b41f9e
 def task_available(task:str, # a key of `TASK_TEMPLATES`
-                   download:bool=False, # fetch a missing corpus
+                   download:bool=False, # fetch a missing corpus; a failed download raises its error
                   ) -> bool:
-    "True when the data `task` needs is on this machine (or, with `download`, could be fetched)."
+    "True when the data `task` needs is on this machine; with `download`, fetched when missing, or a `DataError` saying why not."
     from posenc import data
     if task not in TASK_KINDS: return True
     try: return get_kind(TASK_KINDS[task]).hook('available')(task, download)
-    except (data.DataError, OSError): return False
+    except (data.DataError, OSError) as e:
+        if not download: return False
+        raise data.DataError(f"{task}: its data is not on this machine and could not be fetched:\n{e}") from e
 
 @on_kind('synthetic', 'available')
 def _generated(task, download): return True   # made from a seed: nothing to find
