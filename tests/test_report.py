@@ -1,5 +1,6 @@
 """posenc.report end to end on fake run folders: report.md, HTML and PDF are written, and a partial or empty sweep states its gaps.
-The numbers of every section are checked against the run files beside the section, in nbs/12_report.ipynb."""
+The numbers of every section are checked against the run files beside the section, in nbs/12_context.ipynb,
+12a_sections, 12b_conclusions and 12c_report."""
 import re
 import pytest
 from posenc.figures import draw_all
