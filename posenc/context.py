@@ -15,7 +15,8 @@ log = logging.getLogger('posenc.context')
 
 # %% auto #0
 __all__ = ['log', 'num', 'pmci', 'pm', 'md_escape', 'md_table', 'ReportContext', 'passes', 'check_runs', 'train_check',
-           'extra_test_sets', 'test_set_checks', 'synthetic_trained', 'trained', 'trained_table', 'sec_trained']
+           'extra_test_sets', 'test_set_checks', 'synthetic_trained', 'trained', 'copy_checks', 'judged',
+           'trained_table', 'sec_trained']
 
 # %% ../nbs/12_context.ipynb #924abd37
 def num(x, nd:int=2) -> str:
@@ -106,22 +107,41 @@ def passes(kind:str, # a task kind (`posenc.kinds.KINDS`)
     return get_kind(kind).trained.passes(value, baseline)
 
 # %% ../nbs/12_context.ipynb #65ea43c0
+def _both(a, b):
+    "Two verdicts together: False when either fails, else True when either passes, else None (neither recorded)."
+    return False if False in (a, b) else True if True in (a, b) else None
+
+def _judge(rule, val:dict, base:float) -> dict:
+    "Each encoding's verdict under `rule` (None where its value or the baseline was not recorded)."
+    return {pe: rule.passes(v, base) if math.isfinite(v) else None for pe, v in val.items()}
+
+def _mean_of(rs, key) -> float:
+    xs = [b for r in rs if isinstance(b := metric_at(r, key), (int, float))]
+    return float(np.mean(xs)) if xs else math.nan
+
 def check_runs(rs:list[dict], # finished runs of one task
                key:str=None, # the measure (default: the kind's `trained.measure`)
                bkey:str=None, # the baseline's path in metrics (default: baseline.<the kind's baseline key>)
-               label:str=None) -> dict|None: # how the check is named (default: the task)
-    "Each encoding's mean measure, the trivial baseline, the distance to it and whether it passed (None: no run)."
+               label:str=None, # how the check is named (default: the task)
+               also:tuple=None) -> dict|None: # (measure, baseline path) of the rule's second measure (default: the kind's `trained.also`)
+    "Each encoding's mean measure, the trivial baseline, the distance to it and whether it passed (None: no run); where the rule has a second measure (translation: chrF), a run must pass both."
     if not rs: return None
     kind, task = rs[0]['kind'], rs[0]['task']
     rule = get_kind(kind).trained
     hi, bname = rule.higher, rule.baseline_name
     key, bkey = key or rule.measure, bkey or 'baseline.' + rule.baseline
     val = pe_means(by_pe(rs), lambda r: metric_at(r, key))
-    bases = [b for r in rs if isinstance(b := metric_at(r, bkey), (int, float))]
-    base = float(np.mean(bases)) if bases else math.nan
+    base = _mean_of(rs, bkey)
     dist = {pe: (v - base) if hi else (base - v) for pe, v in val.items()}
-    return dict(task=task, label=label or task, kind=kind, measure=key, higher=hi, baseline=base, baseline_name=bname,
-                criterion=rule.describe(), value=val, dist=dist, ok={pe: passes(kind, v, base) for pe, v in val.items()})
+    out = dict(task=task, label=label or task, kind=kind, measure=key, higher=hi, baseline=base, baseline_name=bname,
+               criterion=rule.describe(), value=val, dist=dist, ok=_judge(rule, val, base))
+    if rule.also is not None:
+        akey, abkey = also or (rule.also.measure, 'baseline.' + rule.also.baseline)
+        aval, abase = pe_means(by_pe(rs), lambda r: metric_at(r, akey)), _mean_of(rs, abkey)
+        aok = _judge(rule.also, aval, abase)
+        out['also'] = dict(measure=akey, baseline=abase, value=aval, ok=aok)
+        out['ok'] = {pe: _both(o, aok.get(pe)) for pe, o in out['ok'].items()}
+    return out
 
 # %% ../nbs/12_context.ipynb #d72b1d1d
 def train_check(ctx:ReportContext, task:str) -> dict|None:
@@ -138,7 +158,8 @@ def test_set_checks(ctx:ReportContext, task:str) -> list[dict]:
     key = (task, 'test sets')
     if key not in ctx._checks:
         rs = select(ctx.runs, task=task)
-        ctx._checks[key] = [check_runs(rs, f'by_test_set.{n}.bleu', f'by_test_set.{n}.copy_source.bleu', f'{task}: {n}')
+        ctx._checks[key] = [check_runs(rs, f'by_test_set.{n}.bleu', f'by_test_set.{n}.copy_source.bleu', f'{task}: {n}',
+                                       (f'by_test_set.{n}.chrf', f'by_test_set.{n}.copy_source.chrf'))
                             for n in extra_test_sets(rs)]
     return ctx._checks[key]
 
@@ -155,6 +176,34 @@ def trained(ctx:ReportContext, task:str, *pes) -> list[str]:
         oks = [c['ok'][pe] for c in cs if pe in c['ok']]
         return not oks or (False in oks and True not in oks)      # all None: baselines not recorded, compared as they are
     return [pe for pe in pes if bad(pe)]
+
+# %% ../nbs/12_context.ipynb #91fbba42
+def copy_checks(ctx:ReportContext, task:str) -> list[dict]:
+    """Translation: the median encoding's beam chrF (of the encodings' means over seeds) beside the French source copied
+    unchanged, on the official test sets together and on each test set alone; `beaten`: above it. [] for other kinds."""
+    key = (task, 'copy')
+    if key in ctx._checks: return ctx._checks[key]
+    rs, out = select(ctx.runs, task=task), []
+    if not rs or rs[0]['kind'] != 'seq2seq': ctx._checks[key] = out; return out
+    sets = {n: s.get('extra', False) for r in rs for n, s in (r['metrics'].get('by_test_set') or {}).items()}
+    official = [n for n, x in sets.items() if not x]
+    cands = ([('official', ' + '.join(official) or 'the official test sets', 'chrf.beam', 'baseline.copy_source.chrf', True)]
+             if len(official) != 1 else [])   # one official set: its own row below says the same
+    cands += [(n, n, f'by_test_set.{n}.chrf', f'by_test_set.{n}.copy_source.chrf', not x) for n, x in sets.items()]
+    for name, lab, k, bk, off in cands:
+        means = [v for v in pe_means(by_pe(rs), lambda r: metric_at(r, k)).values() if math.isfinite(v)]
+        cp = _mean_of(rs, bk)
+        if means and math.isfinite(cp):
+            med = float(np.median(means))
+            out.append(dict(set=name, label=lab, official=off, median=med, copy=cp, beaten=med > cp))
+    ctx._checks[key] = out
+    return out
+
+def judged(ctx:ReportContext, task:str) -> bool:
+    "False for a translation task whose median encoding does not beat the copied source by chrF on its official test sets: no conclusion is drawn from them."
+    cs = copy_checks(ctx, task)
+    official = [c for c in cs if c['set'] == 'official'] or [c for c in cs if c['official']]   # together, or the one set
+    return all(c['beaten'] for c in official)
 
 # %% ../nbs/12_context.ipynb #5c116c9a
 def _trained_row(c:dict) -> list[str]:

@@ -14,6 +14,7 @@ from matplotlib import rc_context
 from matplotlib.figure import Figure
 from matplotlib.patches import Patch
 from .encodings import make_pe, sinusoid_table, alibi_slopes
+from .kinds import get_kind
 from .results import (NoData, read_run, load_runs, pe_order, pe_rank, task_rank, select, tasks_of, by_pe, by_device,
                             mean_std, ci95_interval, tidy, tidy_log, sentence_stats, score_from_stats, bootstrap_scores, metric_at)
 
@@ -22,7 +23,7 @@ __all__ = ['log', 'PE_COLORS', 'PE_MARKERS', 'UPRIGHT_BEYOND', 'ATTN_KINDS', 'FI
            'pe_palette', 'pe_params', 'trained_param', 'trained_positions', 'fig_pe_tables', 'fig_clock_hands',
            'fig_dot_distance', 'mds2', 'fig_mds', 'fig_rope_distance', 'fig_bias_matrices', 'scheme_attention',
            'fig_schemes', 'fig_loss_curves', 'fig_translation', 'fig_lm', 'fig_synthetic', 'fig_passkey',
-           'fig_extrapolation', 'fig_speed_params', 'read_attention', 'fig_attention', 'draw_all']
+           'fig_extrapolation', 'fig_speed_params', 'fig_transfer', 'read_attention', 'fig_attention', 'draw_all']
 
 # %% ../nbs/11_figures.ipynb #5dfac7c8
 log = logging.getLogger('posenc.figures')
@@ -489,6 +490,35 @@ def fig_speed_params(runs:list[dict]):
                       loc='lower right', fontsize=7)
     return fig
 
+# %% ../nbs/11_figures.ipynb #69068047
+def fig_transfer(runs:list[dict]):
+    "A bump chart per task: each encoding's rank (1: the best, by the task's headline measure) at the base setting and at each rung of a ladder whose every encoding has two seeds."
+    from posenc.ladder import ladder_names, load_ladder
+    if not runs: raise NoData('no finished run')
+    runs_dir, panels = Path(runs[0]['dir']).parent, []
+    for lad in [l for n in ladder_names() if (l := load_ladder(n)).base == runs_dir.name and l.report == 'transfer']:
+        for r in lad.select():
+            rr = load_runs(runs_dir.parent/lad.name/r.name) if (runs_dir.parent/lad.name/r.name).is_dir() else []
+            for t in r.tasks:
+                g = by_pe(select(rr, task=t))
+                if len(g) >= 3 and min(map(len, g.values())) >= 2: panels.append((t, r.name, g))
+    if not panels: raise NoData('no rung of a ladder has two seeds of every encoding it compares yet')
+    tasks = list(dict.fromkeys(t for t, _, _ in panels))
+    fig = _fig(1.6 + 2.6 * len(tasks), 3.4); axs = fig.subplots(1, len(tasks), squeeze=False)[0]
+    for ax, t in zip(axs, tasks):
+        h = get_kind(next(rs[0]['kind'] for tt, _, g in panels if tt == t for rs in g.values())).headline   # the task's kind
+        cols = [('base', by_pe(select(runs, task=t)))] + [(rn, g) for tt, rn, g in panels if tt == t]
+        rank = {}
+        for i, (_, g) in enumerate(cols):
+            m = {pe: float(np.mean(v)) for pe, rs in g.items() if (v := [x for r in rs if isinstance(x := metric_at(r, h.measure), (int, float))])}
+            for k, pe in enumerate(sorted(m, key=lambda p: -m[p] if h.higher else m[p])): rank.setdefault(pe, {})[i] = k + 1
+        for pe in sorted(rank, key=pe_rank):
+            xs = sorted(rank[pe]); ax.plot(xs, [rank[pe][x] for x in xs], marker=pe_marker(pe), color=pe_color(pe), lw=1.2, ms=4, label=pe)
+        ax.set_xticks(range(len(cols)), [c[0] for c in cols], rotation=30, fontsize=7); ax.invert_yaxis()
+        ax.set_title(f'{t}: rank by {h.what}', fontsize=8); ax.set_ylabel('rank (1: best)', fontsize=7)
+    axs[-1].legend(fontsize=6, loc='center left', bbox_to_anchor=(1.0, 0.5))
+    return fig
+
 # %% ../nbs/11_figures.ipynb #73864193
 ATTN_KINDS = (('encoder_self', 'encoder self'), ('decoder_self', 'decoder self'), ('cross', 'cross'))
 
@@ -538,7 +568,7 @@ FIGURES = {
     'pe_tables': fig_pe_tables, 'clock_hands': fig_clock_hands, 'dot_distance': fig_dot_distance, 'mds': fig_mds,
     'rope_distance': fig_rope_distance, 'bias_matrices': fig_bias_matrices, 'schemes': fig_schemes, 'loss_curves': fig_loss_curves,
     'translation': fig_translation, 'lm': fig_lm, 'synthetic': fig_synthetic, 'passkey': fig_passkey, 'extrapolation': fig_extrapolation,
-    'speed_params': fig_speed_params, 'attention': fig_attention}
+    'speed_params': fig_speed_params, 'attention': fig_attention, 'transfer': fig_transfer}
 
 def draw_all(runs_dir:str|Path, # runs/<profile> (or runs/)
              out_dir:str|Path, # figures/<profile>

@@ -20,6 +20,7 @@ class TrainedRule:
     baseline_name:str # how the report names the baseline
     criterion:str # the rule in words, with {cut} and {bname} to fill in
     absolute:bool = False # the measure is judged against `cut` alone, not against the baseline
+    also:'TrainedRule' = None # a second measure every run must pass as well (translation: chrF beside BLEU)
 
     def passes(self, value:float, baseline:float=float('nan')) -> bool|None:
         "Whether a mean `value` passes (None when the baseline it needs was not recorded)."
@@ -27,7 +28,8 @@ class TrainedRule:
         if baseline != baseline: return None   # NaN: not recorded
         return ((value - baseline) if self.higher else (baseline - value)) >= self.cut
 
-    def describe(self) -> str: return self.criterion.format(cut=self.cut, bname=self.baseline_name)
+    def describe(self) -> str:
+        return self.criterion.format(cut=self.cut, bname=self.baseline_name) + (f' and {self.also.describe()}' if self.also else '')
 
 @dataclass(frozen=True)
 class Headline:
@@ -98,7 +100,8 @@ register_kind(TaskKind(
     eval_params=('test_size', 'beam_size', 'length_penalty', 'max_len_a', 'max_len_b', 'decode_batch', 'n_examples'),
     contract=('bleu', 'chrf', 'sacrebleu_signature', 'bleu_by_src_len', 'decode_sent_per_s', 'examples'),
     reach='the longest source (max_src_len) or decoded target (max_len_a · max_src_len + max_len_b)',
-    trained=TrainedRule('bleu.beam', 'copy_source.bleu', True, 5.0, 'source copied', 'BLEU ≥ {cut:g} above the {bname}'),
+    trained=TrainedRule('bleu.beam', 'copy_source.bleu', True, 5.0, 'source copied', 'BLEU ≥ {cut:g} above the {bname}',
+                        also=TrainedRule('chrf.beam', 'copy_source.chrf', True, 0.0, 'source copied', "chrF above the {bname}'s")),
     headline=Headline('beam BLEU', 'bleu.beam', True, 2, bootstrap='bleu'),
     main_metrics=(('bleu.beam', 2), ('bleu.greedy', 2), ('chrf.beam', 2), ('chrf.greedy', 2))))
 

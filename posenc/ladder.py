@@ -11,11 +11,12 @@ from .tasks import TASK_KINDS
 from .kinds import KINDS
 
 # %% auto #0
-__all__ = ['LADDER_KEYS', 'RUNG_KEYS', 'ladders_dir', 'ladder_names', 'is_ladder', 'Rung', 'Ladder', 'load_ladder',
+__all__ = ['LADDER_KEYS', 'REPORTS', 'RUNG_KEYS', 'ladders_dir', 'ladder_names', 'is_ladder', 'Rung', 'Ladder', 'load_ladder',
            'longest_sequence', 'refusal', 'refusals', 'check_ladder']
 
 # %% ../nbs/09e_ladder.ipynb #74dd30ef
-LADDER_KEYS = ('description', 'base', 'pes', 'seeds', 'rungs')
+LADDER_KEYS = ('description', 'base', 'pes', 'seeds', 'rungs', 'report')
+REPORTS = ('transfer',)   # the sections a ladder may ask for in its base profile's report
 RUNG_KEYS = ('task', 'tasks', 'change', 'pes', 'seeds')   # the rest of a rung's table: template parameters
 
 def ladders_dir() -> Path:
@@ -62,6 +63,7 @@ class Rung:
 class Ladder:
     "A base profile and the rungs that each change one thing in its recipes."
     name:str; description:str; base:str; rungs:dict # name -> Rung
+    report:str = None # its section in the base profile's report: 'transfer' (does each rung keep the ranking?), None: none yet
     def __getitem__(self, rung:str) -> Rung:
         if rung not in self.rungs: raise ValueError(f"ladder {self.name!r} has no rung {rung!r}. Its rungs: {', '.join(self.rungs)}")
         return self.rungs[rung]
@@ -87,6 +89,10 @@ def load_ladder(name:str|Path, # a built-in ladder's name or a TOML file with `r
     if base_name not in PROFILES and not is_profile_file(base_name):
         raise bad(f"base profile {base_name!r} is neither a built-in profile ({', '.join(PROFILES)}) nor a profile file")
     base = get_profile(base_name)
+    # every task as the profile writes it, its data on this machine or not: what a ladder is does not depend on the disk
+    # (a sweep of a rung still leaves out a task whose data is missing)
+    written = PROFILES[base_name] if base_name in PROFILES else check_profile(load_profile(base_name), base_name)
+    base['tasks'] = {t: dict(p) for t, p in (written.get('tasks') or {}).items()}
     from posenc.encodings import PE_REGISTRY, is_pe
     def pes_of(x, where):
         if not (_list_of(x, str)): raise bad(f"{where}'pes' must be a non-empty list of encoding names, e.g. pes = [\"none\", \"rope\"]")
@@ -121,7 +127,8 @@ def load_ladder(name:str|Path, # a built-in ladder's name or a TOML file with `r
         same = [t for t in tasks if not rung.changed(t)]
         if same: raise bad(f"{where}changes nothing in the base recipe of {', '.join(same)}: set the parameter(s) the rung changes")
         rungs[rn] = rung
-    return Ladder(lname, raw.get('description', ''), base_name, rungs)
+    if raw.get('report') not in (None, *REPORTS): raise bad(f"'report' must be one of {', '.join(map(repr, REPORTS))} (or left out), got {raw['report']!r}")
+    return Ladder(lname, raw.get('description', ''), base_name, rungs, raw.get('report'))
 
 # %% ../nbs/09e_ladder.ipynb #852874fd
 def longest_sequence(task:str, params:dict) -> int|None:

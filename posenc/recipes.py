@@ -108,7 +108,7 @@ PARAM_SPECS = dict(
     # synthetic
     train_max_len='int ≥ 1', test_max_len='int ≥ 1', test_lengths='lengths', n_train='int ≥ 1', n_valid='int ≥ 1', n_test_per_length='int ≥ 1',
     data_seed='int')
-NULLABLE = ('steps', 'eval_tokens', 'train_size', 'valid_size', 'test_size')  # None also accepted (besides None defaults)
+NULLABLE = ('steps', 'eval_tokens', 'train_size', 'valid_size', 'test_size', 'data_seed')  # None also accepted (besides None defaults)
 MACHINE_PARAMS = ('device', 'threads', 'progress', 'flex')   # may change between sittings without changing the run
 
 def _isnum(x) -> bool: return isinstance(x, (int, float)) and not isinstance(x, bool) and math.isfinite(x)
@@ -351,7 +351,7 @@ def _prepare_seq2seq(task, p, seed):
 def _prepare_synthetic(task, p, seed):
     lens = None if p['test_lengths'] is None else [int(n) for n in p['test_lengths']]
     td = make_task(task, p['n_train'], p['n_valid'], p['n_test_per_length'], p['train_max_len'], p['test_max_len'],
-                   seed=p['data_seed'], test_lengths=lens)
+                   seed=seed if p['data_seed'] is None else p['data_seed'], test_lengths=lens)   # data_seed None: the run's seed
     tok = task_tokenizer()
     B = p['batch_size']
     def get_batch(step):

@@ -5,21 +5,23 @@
 # %% ../nbs/12c_report.ipynb #e8e1aa16
 from __future__ import annotations
 import json, math, os, re
+from types import SimpleNamespace
 from pathlib import Path
 import numpy as np
 from .results import load_runs, select, tasks_of, by_pe, by_device, device_of, pe_rank, pe_order, mean_std, failure_cause
 from .kinds import KINDS, get_kind
 from .render import FORMATS, render
-from .context import num, pm, md_escape, md_table, ReportContext, _see, _first, _scalar_items, extra_test_sets, synthetic_trained, trained, sec_trained
+from .context import num, pm, pmci, md_escape, md_table, ReportContext, _see, _first, _scalar_items, extra_test_sets, synthetic_trained, trained, sec_trained
 from .sections import sec_results, sec_extrapolation, sec_examples
-from .conclusions import sec_conclusions
+from .conclusions import sec_conclusions, task_families, leading_group, synthetic_mrr, withheld_sentence
+from .ladder_report import sec_transfer, ladders_of, rung_runs, transfer_rows, transfer_findings
 from .context import trained_table   # also importable from here, beside `headline_markdown` (the README's tables)
 from .conclusions import repeated_sentences   # also importable from here (the committed report is checked with it)
 
 # %% auto #0
 __all__ = ['SEC_WHY', 'SEC_ENCODINGS', 'DATA_NOTES', 'front_matter', 'scheme_paragraphs', 'sec_encodings', 'sec_setup',
-           'sec_speed', 'sec_runs', 'headline', 'headline_markdown', 'sec_glance', 'sec_scope', 'report_markdown',
-           'escape_stars', 'build_report']
+           'sec_speed', 'sec_runs', 'headline', 'headline_markdown', 'sec_glance', 'findings', 'pe_means_of',
+           'sec_findings', 'sec_scope', 'report_markdown', 'escape_stars', 'build_report']
 
 # %% ../nbs/12c_report.ipynb #6413b9d5
 def _not_run(ctx:ReportContext) -> tuple|None:
@@ -335,16 +337,18 @@ def _synthetic_cols(runs:list[dict]) -> list[tuple]:
     return cols
 
 # %% ../nbs/12c_report.ipynb #eeacdd1e
-def _glance_rows(cols:list[tuple], pes) -> list[list]:
-    "A row per encoding in `pes`: 'mean ± std' of each column (header, {pe: values}, higher is better, decimals), the best mean in bold."
+def _glance_rows(cols:list[tuple], pes,
+                flags:list=None) -> list[list]: # per column, the encodings that did not pass its task's training check: marked ‡
+    "A row per encoding in `pes`: 'mean ± the half-width of its 95% interval' of each column (header, {pe: values}, higher is better, decimals), the best mean in bold."
     best = []
     for _, vals, hi, _ in cols:
         means = {k: m for k, v in vals.items() if math.isfinite(m := mean_std(v)[0])}
         best.append((max if hi else min)(means, key=means.get) if means else None)
     def cell(pe, vals, nd, b):
-        c = pm(vals.get(pe, []), nd)
+        c = pmci(vals.get(pe, []), nd)   # the spread every table of the report gives
         return f'**{c}**' if pe == b else c
-    return [[pe] + [cell(pe, vals, nd, b) for (_, vals, _, nd), b in zip(cols, best)] for pe in pes]
+    mark = lambda i, pe: '‡' if flags and pe in flags[i] else ''
+    return [[pe] + [cell(pe, vals, nd, b) + mark(i, pe) for i, ((_, vals, _, nd), b) in enumerate(zip(cols, best))] for pe in pes]
 
 # %% ../nbs/12c_report.ipynb #67445a86
 def _sliding_last(m):
@@ -354,32 +358,44 @@ def _sliding_last(m):
 
 def headline(runs:list[dict],
              part:str=None) -> tuple[list, list, int]: # 'translation' or 'other' (the rest): only those columns
-    "Header, rows and the run count of the at-a-glance table: encodings × headline measures (mean ± std over seeds)."
+    "Header, rows and the run count of the at-a-glance table: encodings × headline measures (mean ± the half-width of its 95% interval over seeds)."
     runs = select(runs)
-    cols = []   # (header, {pe: [value per seed]}, higher is better, decimals)
+    cols, ctasks = [], []   # (header, {pe: [value per seed]}, higher is better, decimals); the tasks of each column
     def per_pe(task, get):
         return {pe: [get(r['metrics']) for r in rs] for pe, rs in by_pe(select(runs, task=task)).items()}
     if select(runs, task='shakespeare'):
-        cols.append(('Shakespeare bits/char ↓', per_pe('shakespeare', lambda m: m.get('val_bpc')), False, 3))
+        cols.append(('Shakespeare bits/char ↓', per_pe('shakespeare', lambda m: m.get('val_bpc')), False, 3)); ctasks.append(['shakespeare'])
         e = _first(select(runs, task='shakespeare'), 'metrics', 'extrapolation') or {}
         if e.get('lengths'):
             cols.append((f"Shakespeare loss at length {e['lengths'][-1]} (trained {e.get('train_len')}) ↓",
-                         per_pe('shakespeare', _sliding_last), False, 3))
+                         per_pe('shakespeare', _sliding_last), False, 3)); ctasks.append(['shakespeare'])
     if select(runs, task='shakespeare-mlm'):
-        cols.append(('MLM bits/masked char ↓', per_pe('shakespeare-mlm', lambda m: m.get('val_bpt_masked')), False, 3))
+        cols.append(('MLM bits/masked char ↓', per_pe('shakespeare-mlm', lambda m: m.get('val_bpt_masked')), False, 3)); ctasks.append(['shakespeare-mlm'])
     first_tr = len(cols)
+    copied = {}   # column index -> the copied source's score (translation)
     for t in tasks_of(runs, 'seq2seq'):
-        cols.append((f'{t} BLEU ↑', per_pe(t, lambda m: (m.get('bleu') or {}).get('beam')), True, 2))
-        for n in extra_test_sets(select(runs, task=t)):   # a second test set scored on its own (held-out Tatoeba): the in-domain score
-            cols.append((f'{t} BLEU, {n} ↑', per_pe(t, lambda m, n=n: ((m.get('by_test_set') or {}).get(n) or {}).get('bleu')), True, 2))
+        rs = select(runs, task=t)
+        for n in [None] + extra_test_sets(rs):   # the official sets, then a second test set scored on its own (held-out Tatoeba)
+            at = (lambda m, k: (m.get(k) or {}).get('beam')) if n is None else (lambda m, k, n=n: ((m.get('by_test_set') or {}).get(n) or {}).get(k))
+            cp = (lambda m, k: (((m.get('baseline') or {}).get('copy_source')) or {}).get(k)) if n is None else \
+                 (lambda m, k, n=n: ((((m.get('by_test_set') or {}).get(n) or {}).get('copy_source')) or {}).get(k))
+            for k, name in (('bleu', 'BLEU'), ('chrf', 'chrF')):
+                copied[len(cols)] = np.mean(xs) if (xs := [x for r in rs if isinstance(x := cp(r['metrics'], k), (int, float))]) else None
+                cols.append((f"{t} {name}{'' if n is None else ', ' + n} ↑", per_pe(t, lambda m, k=k, at=at: at(m, k)), True, 2 if k == 'bleu' else 1)); ctasks.append([t])
     tr = range(first_tr, len(cols))   # the translation columns
-    cols += _synthetic_cols(runs)
-    if part is not None:
-        if part not in ('translation', 'other'): raise ValueError(f"part={part!r}: use 'translation', 'other' or None")
-        cols = [c for i, c in enumerate(cols) if (i in tr) == (part == 'translation')]
+    syn = _synthetic_cols(runs); cols += syn; ctasks += [synthetic_trained(runs) or tasks_of(runs, 'synthetic')] * len(syn)
+    ns = SimpleNamespace(runs=runs, _checks={})   # what `trained` reads of a report's context
+    failed = {t: set(trained(ns, t, *by_pe(select(runs, task=t)))) for t in dict.fromkeys(t for ts in ctasks for t in ts)}
+    flags = [set().union(*(failed[t] for t in ts)) for ts in ctasks]   # who did not pass on a column's task(s)
+    keep = range(len(cols)) if part is None else [i for i in range(len(cols)) if (i in tr) == (part == 'translation')]
+    if part is not None and part not in ('translation', 'other'): raise ValueError(f"part={part!r}: use 'translation', 'other' or None")
+    cols, cp, flags = [cols[i] for i in keep], [copied.get(i) for i in keep], [flags[i] for i in keep]
     g = by_pe(runs)
     if part is not None: g = {pe: rs for pe, rs in g.items() if any(pe in vals for _, vals, _, _ in cols)}   # encodings that ran these
-    return ['encoding'] + [c[0] for c in cols], _glance_rows(cols, g), len(runs)
+    rows = _glance_rows(cols, g, flags)
+    if any(v is not None for v in cp):   # the French source copied unchanged: what a model must beat
+        rows.append(['*source copied*'] + [num(v, nd) if v is not None else '' for v, (_, _, _, nd) in zip(cp, cols)])
+    return ['encoding'] + [c[0] for c in cols], rows, len(runs)
 
 # %% ../nbs/12c_report.ipynb #ec066fb2
 def headline_markdown(runs, label:str|None='glance') -> str:
@@ -392,10 +408,12 @@ def headline_markdown(runs, label:str|None='glance') -> str:
     seeds = sorted({r['seed'] for r in select(runs)})
     wall = sum(r['metrics'].get('wall_s') or 0 for r in select(runs))
     took = f'{wall / 3600:.1f} h' if wall >= 3600 else f'{wall / 60:.0f} min'
-    cap = (f'{n} finished runs, seeds {", ".join(map(str, seeds))}; mean ± std over seeds, best mean in bold; '
-           f'the runs took {took} of wall time in all. Loss: validation loss in nats (sliding window).')
-    tr_cap = ('Translation: beam BLEU on each task\'s official test sets and on its second test set, scored on its own; '
-              'mean ± std over seeds, best mean in bold.')
+    cap = (f'{n} finished runs, seeds {", ".join(map(str, seeds))}; mean ± the half-width of its 95% confidence interval over seeds (Student t, as in the results tables), best mean in bold; '
+           f'the runs took {took} of wall time in all. Loss: validation loss in nats (sliding window).'
+           + (' ‡: did not pass its task\'s training check (in a synthetic column: on at least one of the tasks averaged), '
+              'so its number is not a trained model\'s.' if any('‡' in c for t in tabs for r in t[2] for c in r) else ''))
+    tr_cap = ('Translation: beam BLEU and chrF on each task\'s official test sets and on its second test set, scored on its own; '
+              'mean ± the half-width of its 95% interval over seeds, best mean in bold; the last row is the French source copied unchanged as the output.')
     out = []
     for i, (p, header, rows, _) in enumerate(tabs):   # two tables: ten columns do not fit a page; the first says what all are
         c = cap if p == 'other' else tr_cap + ('' if i else ' ' + cap)
@@ -411,6 +429,66 @@ def sec_glance(ctx:ReportContext) -> str:
             'Each column is one headline measure (↓: lower is better), detailed in @sec-results and @sec-extrapolation; '
             'the statistical comparisons with the literature are in @sec-conclusions.\n\n'
             + headline_markdown(ctx.runs))
+
+# %% ../nbs/12c_report.ipynb #718af285
+def _leaders(ctx:ReportContext, tasks:list) -> str:
+    "Who leads each of `tasks` by its headline measure, tasks with the same leader together, and how many seeds."
+    by = {}
+    for t in tasks:
+        if (L := leading_group(ctx, t)) and L['lead']: by.setdefault(L['lead'][0], []).append((t, L))
+    said = []
+    for pe, tl in by.items():
+        qual = [f"{t} (@sec-res-{t}, " + (f"within noise of it: {', '.join(L['lead'][1:])})" if len(L['lead']) > 1 else
+                                         'every other trained encoding significantly behind)' if not L['untested'] else 'some encodings untested)')
+                for t, L in tl]
+        said.append(f"{pe} on {', '.join(qual)}")
+    seeds = sorted({s for _, tl in by.items() for _, L in tl for s in L['seeds']})
+    return '; '.join(said) + f" (by {tl[0][1]['what'] if by else ''}, {'–'.join(map(str, dict.fromkeys([seeds[0], seeds[-1]])))} seeds per encoding)" if said else ''
+
+def findings(ctx:ReportContext) -> list[str]:
+    "At most eight bullets a reader can act on, each from the same evidence as the section it links to."
+    out = []
+    for title, tasks, _ in task_families(ctx):
+        if title == 'Length generalisation':
+            mrr, ts = synthetic_mrr(ctx)
+            if mrr:
+                top = list(mrr)[:3]
+                out.append(f"**{title}** (train short, test longer): over {len(ts)} trained synthetic tasks, {', '.join(f'{pe} ({num(mrr[pe], 2)})' for pe in top)} "
+                           f"have the best mean reciprocal rank of accuracy beyond the training length (@tbl-mrr); by task the leaders differ: "
+                           + _leaders(ctx, tasks) + '.')
+            continue
+        if s := _leaders(ctx, tasks): out.append(f"**{title}**: best by its headline measure: {s}.")
+    if w := withheld_sentence(ctx): out.append(f"**Translation, not judged**: {w}")
+    lm = select(ctx.runs, task='shakespeare')
+    ex = _first(lm, 'metrics', 'extrapolation') or {}
+    if ex.get('lengths'):
+        means = {pe: v for pe, v in pe_means_of(lm, _sliding_last).items() if math.isfinite(v)}
+        top = sorted(means, key=means.get)[:3]
+        out.append(f"**Longer contexts than trained** (shakespeare, {ex['lengths'][-1]} characters after training on {ex.get('train_len')}): "
+                   f"the lowest sliding-window loss is {', '.join(f'{pe} ({num(means[pe], 3)})' for pe in top)} (@sec-extrapolation); "
+                   "a flat loss can also come from a model that reads little of its context.")
+    for lad in ladders_of(ctx.runs_dir):
+        fs = transfer_findings(transfer_rows(ctx, lad, ctx.n_boot))
+        out.append(f"**Beyond this setting** (@sec-transfer): " + (' '.join(fs) if fs else
+                   f"the `{lad.name}` ladder has no rung with two seeds of every encoding yet, so none of the findings above is "
+                   "known to hold at another model size, context or budget."))
+    return out[:8]
+
+def pe_means_of(runs:list[dict], get) -> dict:
+    "Each encoding's mean of `get(metrics)` over its finished runs (NaN where none has it)."
+    out = {}
+    for pe, rs in by_pe(runs).items():
+        xs = [v for r in rs if isinstance(v := get(r['metrics']), (int, float))]
+        out[pe] = float(np.mean(xs)) if xs else math.nan
+    return out
+
+def sec_findings(ctx:ReportContext) -> str:
+    "The opening list of findings ('' without finished runs)."
+    fs = findings(ctx) if select(ctx.runs) else []
+    if not fs: return ''
+    return ('# Findings {#sec-findings}\n\n'
+            'What these runs support, each with the section that holds its evidence; every finding is at this report\'s one '
+            'setting per task unless it says otherwise.\n\n' + '\n'.join(f'- {f}' for f in fs) + '\n')
 
 # %% ../nbs/12c_report.ipynb #350af7e4
 def _passed_median(ctx:ReportContext, task:str) -> bool:
@@ -458,6 +536,13 @@ def sec_scope(ctx:ReportContext) -> str:
         n, of, tasks_left = todo
         out.append(f"- **Not run yet:** {n} of the {of} runs of the profile, on {', '.join(tasks_left)}; the sweep resumes "
                    "where it stopped, and the tables above use the runs that exist.")
+    for lad in ladders_of(ctx.runs_dir):   # what the ladder adds
+        runs = rung_runs(ctx.runs_dir, lad)
+        n_in, n_all = sum(len(v) for v in runs.values()), sum(len(r.pes) * len(r.seeds) * len(r.tasks) for r in lad.select())
+        out.append(f"- **Beyond this setting:** the `{lad.name}` ladder (@sec-transfer) re-runs tasks with one thing changed per "
+                   f"rung ({', '.join(r.name for r in lad.select())}) and asks whether the rankings above hold there; "
+                   f"{n_in} of its {n_all} runs are in, and a rung gives a ranking only once every encoding it compares has "
+                   f"two seeds. Until then every finding here holds at this one setting per task.")
     if not full:
         out.append(("- **Short budgets** favour the encodings that learn fastest; a ranking at this budget need not hold when "
                     "every model is trained to the end. " if short else "- ")
@@ -469,8 +554,8 @@ def sec_scope(ctx:ReportContext) -> str:
 # %% ../nbs/12c_report.ipynb #d8aae350
 def report_markdown(ctx:ReportContext) -> str:
     "The whole report as Quarto-compatible Markdown."
-    parts = [front_matter(ctx), sec_glance(ctx), sec_scope(ctx), SEC_WHY, sec_encodings(ctx), sec_setup(ctx), sec_trained(ctx), sec_results(ctx),
-             sec_extrapolation(ctx), sec_speed(ctx), sec_examples(ctx), sec_conclusions(ctx), sec_runs(ctx)]
+    parts = [front_matter(ctx), sec_findings(ctx), sec_glance(ctx), sec_scope(ctx), SEC_WHY, sec_encodings(ctx), sec_setup(ctx), sec_trained(ctx),
+             sec_results(ctx), sec_extrapolation(ctx), sec_speed(ctx), sec_examples(ctx), sec_conclusions(ctx), sec_transfer(ctx), sec_runs(ctx)]
     return escape_stars('\n'.join(p.strip('\n') + '\n' for p in parts), {r['pe'] for r in ctx.runs})
 
 def escape_stars(md:str, names) -> str:

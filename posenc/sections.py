@@ -7,12 +7,12 @@ from __future__ import annotations
 import math, re
 from .results import select, tasks_of, by_pe, mean_std, pe_means, best_pe, welch, boot_p, metric_at, failure_cause
 from .kinds import KINDS, on_kind
-from .context import num, pmci, pm, md_escape, md_table, ReportContext, _see, _first, extra_test_sets
+from .context import num, pmci, pm, md_escape, md_table, ReportContext, _see, _first, extra_test_sets, copy_checks, judged
 
 # %% auto #0
 __all__ = ['LOW_BLEU', 'SEEDS_AND_SENTENCES', 'RETRIEVED', 'SCALINGS', 'top_bleu', 'top_extra_bleu', 'low_bleu_caveat',
-           'boot_test', 'sec_translation', 'sec_lm', 'sec_synthetic', 'sec_results', 'sec_rope_scaling',
-           'sec_extrapolation', 'sec_examples']
+           'boot_test', 'sec_translation', 'copy_sentence', 'sec_lm', 'sec_synthetic', 'sec_results',
+           'sec_rope_scaling', 'sec_extrapolation', 'sec_examples']
 
 # %% ../nbs/12a_sections.ipynb #bb7bf248
 def _seeds(rs) -> str: return ', '.join(f's{r["seed"]}' for r in rs)
@@ -88,9 +88,9 @@ def _bylen_table(ctx:ReportContext, task:str, g:dict) -> str:
                      key=lambda b: int(re.match(r'\d*', b).group() or 0))
     if not buckets: return ''
     return md_table(['encoding'] + [f'src {b}' for b in buckets],
-                    [[pe] + [pm([(r['metrics'].get('bleu_by_src_len') or {}).get(b) for r in rs]) for b in buckets]
+                    [[pe] + [pmci([(r['metrics'].get('bleu_by_src_len') or {}).get(b) for r in rs]) for b in buckets]
                      for pe, rs in g.items()],
-                    f'{task}: beam BLEU by source length (tokens), mean ± std over seeds.', f'res-{task}-bylen')
+                    f'{task}: beam BLEU by source length (tokens), mean ± the half-width of its 95% confidence interval over seeds (Student t).', f'res-{task}-bylen')
 
 # %% ../nbs/12a_sections.ipynb #a69c9f73
 def _test_set_table(ctx:ReportContext, task:str, g:dict) -> str:
@@ -147,9 +147,21 @@ def sec_translation(ctx:ReportContext, task:str) -> str:
                    f"{num(_first(select(ctx.runs, task=task), 'metrics', 'params', 'total') or math.nan, 0)} parameters and "
                    f"{num(_first(select(ctx.runs, task=task), 'config', 'data', 'train_pairs') or math.nan, 0)} training pairs.\n")
     if sets := _test_set_table(ctx, task, g): out.append(sets)
+    if nb := [c for c in copy_checks(ctx, task) if not c['beaten']]: out.append(copy_sentence(ctx, task, nb))
     if bylen := _bylen_table(ctx, task, g): out.append(bylen)
     out.append(_failed_note(ctx, task))
     return '\n'.join(out)
+
+# %% ../nbs/12a_sections.ipynb #b67a9962
+def copy_sentence(ctx:ReportContext, task:str, sets:list[dict]) -> str:
+    "The sentence that names the test sets of `task` on which the median encoding does not beat the copied source by chrF (`copy_checks`)."
+    said = [f"{c['label']} ({num(c['median'], 1)} against {num(c['copy'], 1)})" for c in sets]
+    said = said[0] if len(said) == 1 else ', '.join(said[:-1]) + ' and ' + said[-1]
+    why = (': there the models do not yet translate better than copying the source, so the ranking on the official test sets '
+           'is not carried into the conclusions (@sec-conclusions)' if not judged(ctx, task) else
+           f": no conclusion is drawn from {'that set' if len(sets) == 1 else 'those sets'}")
+    return (f"By chrF (beam), the median encoding does not beat the French source copied unchanged as the output on {said}"
+            f"{why}.\n")
 
 # %% ../nbs/12a_sections.ipynb #3017324b
 @on_kind('mlm', 'section')
@@ -160,10 +172,10 @@ def sec_lm(ctx:ReportContext, task:str) -> str:
     kind = next(iter(g.values()))[0]['kind']
     cols = ([('val_loss', 'val loss (nats)', 3), ('val_ppl', 'perplexity', 2), ('val_bpc', 'bits/char', 3)] if kind == 'lm'
             else [('val_loss', 'val loss (nats)', 3), ('val_bpt_masked', 'bits/masked token', 3)])
-    rows = [[pe, _seeds(rs)] + [pm([r['metrics'].get(k) for r in rs], nd) for k, _, nd in cols] for pe, rs in g.items()]
+    rows = [[pe, _seeds(rs)] + [pmci([r['metrics'].get(k) for r in rs], nd) for k, _, nd in cols] for pe, rs in g.items()]
     return '\n'.join([f'## {task} {{#sec-res-{task}}}\n',
                       md_table(['encoding', 'seeds'] + [c for _, c, _ in cols], rows,
-                               f'{task}: validation results, mean ± std over seeds.', f'res-{task}'), _failed_note(ctx, task)])
+                               f'{task}: validation results, mean ± the half-width of its 95% confidence interval over seeds (Student t).', f'res-{task}'), _failed_note(ctx, task)])
 
 # %% ../nbs/12a_sections.ipynb #c89371f0
 RETRIEVED = 0.9   # mean accuracy at which an encoding is said to retrieve at a length
@@ -184,10 +196,10 @@ def _retrieval(ctx:ReportContext, task:str, g:dict) -> str:
     ns = sorted({int(n) for rs in g.values() for r in rs for n in (r['metrics'].get('acc_by_len') or {})})
     tl = _first([r for rs in g.values() for r in rs], 'metrics', 'train_max_len')
     at = lambda rs, n: [r['metrics']['acc_by_len'].get(str(n)) for r in rs if r['metrics'].get('acc_by_len')]
-    rows = [[pe, _seeds(rs)] + [pm(at(rs, n), 2) for n in ns] for pe, rs in g.items()]
+    rows = [[pe, _seeds(rs)] + [pmci(at(rs, n), 2) for n in ns] for pe, rs in g.items()]
     out = [md_table(['encoding', 'seeds'] + [f'n = {n}' + (' (train)' if tl and n <= tl else f' ({n / tl:g}L)' if tl else '')
                                              for n in ns], rows,
-                    f'{task}: exact-match accuracy by filler length n, mean ± std over seeds (L = {tl}, the longest training length).',
+                    f'{task}: exact-match accuracy by filler length n, mean ± the half-width of its 95% confidence interval over seeds (Student t) (L = {tl}, the longest training length).',
                     f'res-{task}-lengths')]
     longer = [n for n in ns if tl and n > tl]
     if longer:
@@ -211,11 +223,11 @@ def sec_synthetic(ctx:ReportContext, task:str) -> str:
     "Results table for a synthetic length-generalisation task."
     g = by_pe(select(ctx.runs, task=task))
     tl = _first(select(ctx.runs, task=task), 'metrics', 'train_max_len')
-    rows = [[pe, _seeds(rs), pm([r['metrics'].get('acc_in_dist') for r in rs], 3), pm([r['metrics'].get('acc_ood') for r in rs], 3)]
+    rows = [[pe, _seeds(rs), pmci([r['metrics'].get('acc_in_dist') for r in rs], 3), pmci([r['metrics'].get('acc_ood') for r in rs], 3)]
             for pe, rs in g.items()]
     return '\n'.join([f'## {task} {{#sec-res-{task}}}\n',
                       md_table(['encoding', 'seeds', 'accuracy, lengths ≤ train', 'accuracy, longer'], rows,
-                               f'{task}: exact-match accuracy, mean ± std over seeds (longest training length: {tl}).',
+                               f'{task}: exact-match accuracy, mean ± the half-width of its 95% confidence interval over seeds (Student t) (longest training length: {tl}).',
                                f'res-{task}'),
                       *([_retrieval(ctx, task, g)] if any(r['metrics'].get('acc_by_depth') for rs in g.values() for r in rs) else []),
                       _failed_note(ctx, task)])
@@ -233,7 +245,7 @@ def sec_results(ctx:ReportContext) -> str:
     if not select(ctx.runs):
         return out[0] + '\nNo run has finished, so there are no results to report.\n'
     out.append('Training curves of every run, averaged over seeds' + _see(ctx, 'loss_curves') + ':\n')
-    out.append(ctx.figure('loss_curves', 'Training loss against steps and wall time, mean ± std over seeds.'))
+    out.append(ctx.figure('loss_curves', 'Training loss against steps and wall time, mean ± the half-width of its 95% confidence interval over seeds (Student t).'))
     for kind in KINDS.values():   # each kind's section of a task (`on_kind(kind, 'section')`), then its figures
         fn, figs = kind.hook('section'), kind.hook('figures')
         for t in tasks_of(ctx.runs, kind.name): out.append(fn(ctx, t))
@@ -263,7 +275,7 @@ def sec_rope_scaling(ctx:ReportContext) -> str:
             lens, vals = src.get('lengths') or [], src.get('sliding_loss') or []
             return vals[lens.index(n)] if n in lens and lens.index(n) < len(vals) else None
         rows = [[('as trained' if name is None else f'{name}: {SCALINGS.get(name, name)}'), _seeds(rs)]
-                + [pm([col(r, name, n) for r in rs], 3) if any(col(r, name, n) is not None for r in rs) else '—' for n in lens]
+                + [pmci([col(r, name, n) for r in rs], 3) if any(col(r, name, n) is not None for r in rs) else '—' for n in lens]
                 for name in [None] + list(ex0['scaled'])]
         out.append(md_table(['RoPE evaluated', 'seeds'] + [f'L={n}' for n in lens], rows,
                             f'{t}: the same RoPE models evaluated at length L as trained and with each scaling set to factor '
@@ -283,7 +295,7 @@ def sec_extrapolation(ctx:ReportContext) -> str:
         ex0 = next(iter(g.values()))[0]['metrics']['extrapolation']
         lens = ex0['lengths']
         for key, label in (('sliding_loss', 'sliding window'), ('chunked_loss', 'non-overlapping chunks')):
-            rows = [[pe, _seeds(rs)] + [pm([(r['metrics']['extrapolation'].get(key) or [None] * len(lens))[i] for r in rs], 3)
+            rows = [[pe, _seeds(rs)] + [pmci([(r['metrics']['extrapolation'].get(key) or [None] * len(lens))[i] for r in rs], 3)
                                         for i in range(len(lens))] for pe, rs in g.items()]
             out.append(md_table(['encoding', 'seeds'] + [f'L={n}' for n in lens], rows,
                                 f'{t}: validation loss at evaluation length L ({label}); trained on length {ex0["train_len"]}. Mean ± std over seeds.',

@@ -1,0 +1,39 @@
+"""The probes of a ladder: every finished run of each rung with its headline measure, the task's trivial baseline,
+whether it passed the training check, and its wall time; per rung, the measured core-hours of one run and an estimate
+for the whole rung (mean wall time of its runs × runs planned, one thread a run).
+
+    python tools/ladder_probes.py [LADDER]        (default: transfer)
+
+Wall times are those each run recorded (`metrics.json`); runs made beside other work on a busy machine take longer
+than on an idle core, so the estimate is an upper bound for an idle machine.
+"""
+import math, sys
+import numpy as np
+from posenc.io import project_root
+from posenc.kinds import get_kind
+from posenc.ladder import load_ladder
+from posenc.results import load_runs, metric_at, select
+
+def main(name='transfer'):
+    lad = load_ladder(name)
+    root = project_root()/'runs'/lad.name
+    print(f"| rung | run | {'headline':>10} | trivial baseline | passed | wall (min) |")
+    print('|---|---|---|---|---|---|')
+    est = []
+    for r in lad.select():
+        rs = select(load_runs(root/r.name)) if (root/r.name).is_dir() else []
+        walls = [x['metrics']['wall_s'] for x in rs if isinstance(x['metrics'].get('wall_s'), (int, float))]
+        for x in rs:
+            k = get_kind(x['kind']); rule = k.trained
+            v, b = metric_at(x, k.headline.measure), metric_at(x, 'baseline.' + rule.baseline)
+            got = metric_at(x, rule.measure)
+            ok = rule.passes(got, b if isinstance(b, (int, float)) else math.nan) if isinstance(got, (int, float)) else None
+            print(f"| {r.name} | {x['task']} / {x['pe']} / s{x['seed']} | {k.headline.what} {v:.3f} | "
+                  f"{rule.baseline_name}: {b if not isinstance(b, float) else round(b, 3)} | {ok} | {x['metrics']['wall_s'] / 60:.1f} |")
+        n = len(r.pes) * len(r.seeds) * len(r.tasks)
+        if walls: est.append((r.name, len(walls), n, np.mean(walls) / 3600 * n))
+        else: est.append((r.name, 0, n, None))
+    print('\n| rung | probes | runs planned | core-hours (estimate) |\n|---|---|---|---|')
+    for rn, k, n, h in est: print(f"| {rn} | {k} | {n} | {'—' if h is None else f'{h:.1f}'} |")
+
+if __name__ == '__main__': main(*sys.argv[1:])
