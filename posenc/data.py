@@ -6,16 +6,17 @@
 from __future__ import annotations
 import hashlib, html, http.client, os, re, shutil, sys, tarfile, tempfile, unicodedata, urllib.error, urllib.parse, urllib.request, zipfile, zlib
 from contextlib import contextmanager
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 
 # %% auto #0
-__all__ = ['META_TAGS', 'PREP', 'DATA_ENV', 'DOWNLOAD_TIMEOUT', 'ARCHIVES', 'TATOEBA_HELDOUT', 'EUROPARL_HELDOUT', 'SETS',
-           'CORPORA', 'DataError', 'read_text', 'unescape', 'clean', 'read_tags', 'Seg', 'read_segs', 'read_lines',
-           'read_tsv', 'read_hansard', 'detect_format', 'load_pairs', 'moses_detok', 'strip_diacritics', 'dedupe',
-           'holdout_split', 'data_roots', 'download_root', 'file_digest', 'fetch', 'unpack', 'Archive', 'DataFile',
-           'locate_all', 'locate', 'ParallelSet', 'resolve_sets', 'set_files', 'load_set', 'Corpus', 'CorpusSpec',
-           'train_overlap', 'get_corpus', 'TextCorpus', 'split_text', 'tinyshakespeare']
+__all__ = ['META_TAGS', 'PREP', 'DATA_ENV', 'DATA_ONLY_ENV', 'DOWNLOAD_TIMEOUT', 'ARCHIVES', 'ARCHIVES_ENV', 'TATOEBA_HELDOUT',
+           'EUROPARL_HELDOUT', 'SETS', 'CORPORA', 'DataError', 'read_text', 'unescape', 'clean', 'read_tags', 'Seg',
+           'read_segs', 'read_lines', 'read_tsv', 'read_hansard', 'detect_format', 'load_pairs', 'moses_detok',
+           'strip_diacritics', 'dedupe', 'holdout_split', 'data_roots', 'download_root', 'file_digest', 'fetch',
+           'unpack', 'Archive', 'archive_table', 'DataFile', 'locate_all', 'locate', 'ParallelSet', 'resolve_sets',
+           'set_files', 'load_set', 'Corpus', 'CorpusSpec', 'train_overlap', 'get_corpus', 'TextCorpus', 'split_text',
+           'tinyshakespeare']
 
 # %% ../nbs/03_data.ipynb #a9b958c9
 class DataError(ValueError):
@@ -236,14 +237,18 @@ PREP = {'moses-detok': lambda pairs: list(zip(moses_detok([s for s, _ in pairs],
 
 # %% ../nbs/03_data.ipynb #d4bdc1bf
 DATA_ENV = 'POSENC_DATA'
+DATA_ONLY_ENV = 'POSENC_DATA_ONLY'   # set to 1: search the folder of POSENC_DATA alone
 
 from .io import project_root   # the repository root, used for the project's data folders
 
 def data_roots(root:str|Path=None, # an explicit folder: when given, the only place searched
               ) -> list[Path]:
-    "The folders searched for corpus files, in order."
+    "The folders searched for corpus files, in order (`$POSENC_DATA` alone when `POSENC_DATA_ONLY` is set)."
     if root is not None: return [Path(root)]
     roots = [Path(os.environ[DATA_ENV])] if os.environ.get(DATA_ENV) else []
+    if os.environ.get(DATA_ONLY_ENV, '').strip().lower() not in ('', '0', 'false', 'no'):
+        if not roots: raise DataError(f"{DATA_ONLY_ENV} is set but {DATA_ENV} is not: set {DATA_ENV} to the one folder to search and download into")
+        return [r for r in roots if r.is_dir()]
     proj = project_root()
     roots += [proj/'data', proj/'data'/'cache'/'corpora', proj.parent/'shared'/'data']
     return [r for i, r in enumerate(roots) if r.is_dir() and r not in roots[:i]]
@@ -402,6 +407,44 @@ ARCHIVES = {
         'sha256:86c4e6aa9db7c042ec79f339dcb96d42b0075e16b8fc2e86bf0ca57e2dc565ed', 'tinyshakespeare', is_file=True),
 }
 
+# %% ../nbs/03_data.ipynb #fc4e7f4b
+ARCHIVES_ENV = 'POSENC_ARCHIVES'   # a TOML file of archives whose URLs (and checksums) replace those of `ARCHIVES`
+
+try: import tomllib   # Python ≥ 3.11
+except ModuleNotFoundError: import tomli as tomllib   # Python 3.10: the `tomli` package
+
+_DIGEST = re.compile(r'sha256:[0-9a-fA-F]{64}|md5:[0-9a-fA-F]{32}')
+
+def _override(where, a, entry):
+    "Archive `a` with the `urls` and `checksum` of one table of an archives file."
+    if not isinstance(entry, dict): raise DataError(f"{where}: expected a table with `urls` (and `checksum`)")
+    if bad := sorted(set(entry) - {'urls', 'checksum'}): raise DataError(f"{where}: unknown key(s) {', '.join(bad)}; an archive has `urls` and `checksum`")
+    urls = [entry['urls']] if isinstance(entry.get('urls'), str) else entry.get('urls')
+    if not (isinstance(urls, list) and urls and all(isinstance(u, str) and u for u in urls)):
+        raise DataError(f"{where}: `urls` must be a URL or a list of URLs (tried in order)")
+    if 'checksum' not in entry:
+        if isinstance(a.checksum, tuple): raise DataError(f"{where}: its built-in mirrors each have a checksum of their own: give `checksum` for yours")
+        return replace(a, urls=tuple(urls))   # the same file elsewhere: the built-in checksum
+    c = entry['checksum']; cs = [c] if isinstance(c, str) else c
+    if not (isinstance(cs, list) and cs and all(isinstance(x, str) and _DIGEST.fullmatch(x) for x in cs)):
+        raise DataError(f"{where}: `checksum` must be 'sha256:<64 hex digits>' or 'md5:<32 hex digits>', or a list of them (one per URL)")
+    if isinstance(c, list) and len(c) != len(urls): raise DataError(f"{where}: {len(urls)} URL(s) but {len(c)} checksum(s): give one checksum, or one per URL")
+    return replace(a, urls=tuple(urls), checksum=c if isinstance(c, str) else tuple(c))
+
+def archive_table(path:str|Path=None, # a TOML file of archives (default: the one `$POSENC_ARCHIVES` names, if any)
+                 ) -> dict:
+    "`ARCHIVES`, each archive the file `path` names fetched from its `urls` instead, checked against its `checksum`."
+    env, path = not path, path or os.environ.get(ARCHIVES_ENV)
+    if not path: return ARCHIVES
+    try: tab = tomllib.loads(read_text(path))
+    except DataError as e: raise DataError(f"{e} (the archives file named by {ARCHIVES_ENV})" if env else str(e)) from None
+    except tomllib.TOMLDecodeError as e: raise DataError(f"{path}: not a valid TOML file ({e})") from None
+    out = dict(ARCHIVES)
+    for key, entry in tab.items():
+        if key not in ARCHIVES: raise DataError(f"{path}: [{key}]: no such archive; the archives are {', '.join(ARCHIVES)}")
+        out[key] = _override(f"{path}: [{key}]", ARCHIVES[key], entry)
+    return out
+
 # %% ../nbs/03_data.ipynb #e19f9f45
 @dataclass(frozen=True)
 class DataFile:
@@ -458,7 +501,7 @@ def _download(key, root, archives, present=None):
 
 # %% ../nbs/03_data.ipynb #0aa5ac9d
 def _missing_msg(missing, root, errors=(), archives=None):
-    archives = ARCHIVES if archives is None else archives
+    archives = archive_table() if archives is None else archives
     roots = data_roots(root)
     lines = list(errors) + [f"missing corpus file(s): " + ', '.join(dict.fromkeys(df.name for df in missing)),
              "put them under one of these folders (or set POSENC_DATA to a folder that has them):"]
@@ -481,10 +524,10 @@ def _fetch_missing(dfs, root, archives):
 def locate_all(files:list, # `DataFile`s
                root:str|Path=None, # explicit data folder (see `data_roots`)
                download:bool=True, # fetch missing archives from their canonical URLs
-               archives:dict=None, # archive registry (default `ARCHIVES`)
+               archives:dict=None, # archive registry (default `archive_table()`: `ARCHIVES`, or as $POSENC_ARCHIVES says)
               ) -> list[Path]:
     "Paths of all `files`, downloading what is missing when allowed; one error lists everything still missing."
-    archives = ARCHIVES if archives is None else archives
+    archives = archive_table() if archives is None else archives
     roots, errors = data_roots(root), []
     found = [_find(df, roots) for df in files]
     if download:
@@ -588,10 +631,10 @@ def _local(name, roots):
 def resolve_sets(names:list[str], # keys of `SETS`
                  root:str|Path=None, # explicit data folder (see `data_roots`)
                  download:bool=True, # fetch what is missing (each archive at most once)
-                 archives:dict=None, # archive registry (default `ARCHIVES`)
+                 archives:dict=None, # archive registry (default `archive_table()`: `ARCHIVES`, or as $POSENC_ARCHIVES says)
                 ) -> dict[str, tuple[Path, Path]]:
     "The (source, target) files of each set; one `DataError` lists everything missing and where to put it."
-    archives = ARCHIVES if archives is None else archives
+    archives = archive_table() if archives is None else archives
     for n in names:
         if n not in SETS: raise KeyError(f"unknown set {n!r}; valid names: {', '.join(SETS)}")
     roots, errors = data_roots(root), []

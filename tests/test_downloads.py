@@ -1,39 +1,14 @@
 """Downloads that fail cleanly, each failure made to happen on a real HTTP server on 127.0.0.1 (started by the test
 on a free port and shut down by it): the next mirror is tried, one error says what every mirror answered, a stalled
 connection times out, nothing of a failed download or a bad archive is kept, and two processes share one download."""
-import collections, hashlib, http.server, io, subprocess, sys, tarfile, threading, time
+import hashlib, subprocess, sys, threading, time
 from pathlib import Path
 import pytest
 from posenc import data
 from posenc.data import Archive, DataError, DataFile, locate
+from _http import BOUND, PROXIES, LOCAL, Server, targz
 
 STALL = 1.0   # seconds the client waits on a stalled connection
-BOUND = 10.0  # no handler waits longer than this, whatever happens to the test
-
-class Server:
-    "An HTTP server on 127.0.0.1: `routes[path]` is (status, body) or a function of the handler; `gets` counts GETs per path."
-    def __init__(self):
-        self.routes, self.gets, self.lock = {}, collections.Counter(), threading.Lock()
-        self.release = threading.Event()   # set at shutdown: ends every handler that stalls
-        srv = self
-        class Handler(http.server.BaseHTTPRequestHandler):
-            def log_message(self, *args): pass
-            def do_GET(self):
-                with srv.lock: srv.gets[self.path] += 1
-                route = srv.routes.get(self.path, (404, b''))
-                if callable(route): return route(self)
-                code, body = route
-                if code != 200: return self.send_error(code)
-                self.send_response(200); self.send_header('Content-Length', str(len(body))); self.end_headers()
-                self.wfile.write(body)
-        self.httpd = http.server.ThreadingHTTPServer(('127.0.0.1', 0), Handler)
-        self.httpd.daemon_threads = True
-        self.url = f'http://127.0.0.1:{self.httpd.server_port}'
-        self.thread = threading.Thread(target=self.httpd.serve_forever, kwargs=dict(poll_interval=0.05), daemon=True)
-        self.thread.start()
-
-    def stop(self):
-        self.release.set(); self.httpd.shutdown(); self.httpd.server_close(); self.thread.join(BOUND)
 
 @pytest.fixture
 def server():
@@ -44,17 +19,9 @@ def server():
 @pytest.fixture(autouse=True)
 def _local(monkeypatch):
     "Requests to 127.0.0.1 go straight to it, and a download that should succeed never waits long."
-    for v in ('http_proxy', 'HTTP_PROXY', 'https_proxy', 'HTTPS_PROXY', 'all_proxy', 'ALL_PROXY'): monkeypatch.delenv(v, raising=False)
-    monkeypatch.setenv('no_proxy', '127.0.0.1,localhost'); monkeypatch.setenv('NO_PROXY', '127.0.0.1,localhost')
+    for v in PROXIES: monkeypatch.delenv(v, raising=False)
+    for k, v in LOCAL: monkeypatch.setenv(k, v)
     monkeypatch.setattr(data, 'DOWNLOAD_TIMEOUT', BOUND)
-
-def targz(files:dict) -> bytes:
-    "A .tgz holding `files` (name -> text)."
-    buf = io.BytesIO()
-    with tarfile.open(fileobj=buf, mode='w:gz') as t:
-        for name, text in files.items():
-            b = text.encode(); info = tarfile.TarInfo(name); info.size = len(b); t.addfile(info, io.BytesIO(b))
-    return buf.getvalue()
 
 GOOD = targz({'pack/f.txt': 'ok\n', 'pack/g.txt': ''.join(hashlib.sha256(b'%d' % i).hexdigest() for i in range(3000))})   # ~100 kB
 SHA = 'sha256:' + hashlib.sha256(GOOD).hexdigest()
