@@ -122,8 +122,18 @@ def anchor_checks(ctx:ReportContext, ladder) -> list[str]:
     for r in ladder.select():
         for t in r.tasks:
             rs = select(runs[r.name], task=t)
-            if not rs or rs[0]['kind'] not in ('lm',): continue
+            if not rs: continue
             said = []
+            if rs[0]['kind'] == 'synthetic':   # Kazemnejad et al. (2023): NoPE and T5 generalise best
+                acc = lambda x: x['metrics'].get('acc_ood'); g = by_pe(rs)
+                m = {p: np.mean(v) for p, rr in g.items() if (v := [y for x in rr if (y := acc(x)) is not None])}
+                theirs = [p for p in ('none', 't5') if p in m]; rest = [p for p in ('sinusoidal', 'learnable', 'rope', 'alibi') if p in m]
+                if theirs and rest and (c := cmp(rs, max(theirs, key=m.get), max(rest, key=m.get), acc, True, 'accuracy beyond the training length')):
+                    said.append(f"the best of NoPE and T5 against the best of the absolute encodings, RoPE and ALiBi (Kazemnejad et al. "
+                                f"2023: NoPE and T5 generalise best): {c}")
+            if rs[0]['kind'] != 'lm':
+                if said: out.append(f"At {r.name} ({r.change}), on {t}: " + '; '.join(said) + '.')
+                continue
             if c := cmp(rs, 'learnable', 'sinusoidal', lambda x: x['metrics'].get('val_loss'), False, 'validation loss'):
                 said.append(f"learnable against sinusoidal (Vaswani et al. 2017: nearly identical): {c}")
             if any(k in r.params for k in ('block_size',)):
