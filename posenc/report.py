@@ -8,11 +8,11 @@ import json, math, os, re
 from types import SimpleNamespace
 from pathlib import Path
 import numpy as np
-from .results import load_runs, select, tasks_of, by_pe, by_device, device_of, pe_rank, pe_order, mean_std, failure_cause
+from .results import load_runs, select, tasks_of, by_pe, by_device, device_of, pe_rank, pe_order, mean_std, failure_cause, ci95
 from .kinds import KINDS, get_kind
 from .render import FORMATS, render
 from .context import num, pm, pmci, md_escape, md_table, ReportContext, _see, _first, _scalar_items, extra_test_sets, synthetic_trained, trained, sec_trained
-from .sections import sec_results, sec_extrapolation, sec_examples
+from .sections import sec_results, sec_extrapolation, sec_examples, context_use
 from .conclusions import sec_conclusions, task_families, leading_group, synthetic_mrr, withheld_sentence
 from .ladder_report import sec_transfer, ladders_of, rung_runs, transfer_rows, transfer_findings
 from .context import trained_table   # also importable from here, beside `headline_markdown` (the README's tables)
@@ -466,13 +466,21 @@ def findings(ctx:ReportContext) -> list[str]:
         top = sorted(means, key=means.get)[:3]
         out.append(f"**Longer contexts than trained** (shakespeare, {ex['lengths'][-1]} characters after training on {ex.get('train_len')}): "
                    f"the lowest sliding-window loss is {', '.join(f'{pe} ({num(means[pe], 3)})' for pe in top)} (@sec-extrapolation); "
-                   "a flat loss can also come from a model that reads little of its context.")
+                   + (f"the context beyond {ex.get('train_len')} characters lowers the loss of {', '.join(gain)} of them "
+                      if (gain := [pe for pe in top if _reads_beyond(lm, pe)]) else
+                      f"the context beyond {ex.get('train_len')} characters lowers the loss of none of them ")
+                   + f"(@tbl-extra-shakespeare-context): a flat curve there is no sign that the distant context is used.")
     for lad in ladders_of(ctx.runs_dir):
         fs = transfer_findings(transfer_rows(ctx, lad, ctx.n_boot))
         out.append(f"**Beyond this setting** (@sec-transfer): " + (' '.join(fs) if fs else
                    f"the `{lad.name}` ladder has no rung with two seeds of every encoding yet, so none of the findings above is "
                    "known to hold at another model size, context or budget."))
     return out[:8]
+
+def _reads_beyond(runs:list[dict], pe:str) -> bool:
+    "Whether the context beyond the training length lowers `pe`'s loss (`context_use`'s second measure, its 95% interval above 0)."
+    xs = [c[1] for r in select(runs, pe=pe) if (c := context_use(r))]
+    return len(xs) > 1 and mean_std(xs)[0] - ci95(xs) > 0
 
 def pe_means_of(runs:list[dict], get) -> dict:
     "Each encoding's mean of `get(metrics)` over its finished runs (NaN where none has it)."

@@ -5,14 +5,14 @@
 # %% ../nbs/12a_sections.ipynb #8bf31c6c
 from __future__ import annotations
 import math, re
-from .results import select, tasks_of, by_pe, mean_std, pe_means, best_pe, welch, boot_p, metric_at, failure_cause
+from .results import select, tasks_of, by_pe, mean_std, pe_means, best_pe, welch, boot_p, metric_at, failure_cause, ci95
 from .kinds import KINDS, on_kind
 from .context import num, pmci, pm, md_escape, md_table, ReportContext, _see, _first, extra_test_sets, copy_checks, judged
 
 # %% auto #0
 __all__ = ['LOW_BLEU', 'SEEDS_AND_SENTENCES', 'RETRIEVED', 'SCALINGS', 'top_bleu', 'top_extra_bleu', 'low_bleu_caveat',
            'boot_test', 'sec_translation', 'copy_sentence', 'sec_lm', 'sec_synthetic', 'sec_results',
-           'sec_rope_scaling', 'sec_extrapolation', 'sec_examples']
+           'sec_rope_scaling', 'context_use', 'context_use_table', 'sec_extrapolation', 'sec_examples']
 
 # %% ../nbs/12a_sections.ipynb #bb7bf248
 def _seeds(rs) -> str: return ', '.join(f's{r["seed"]}' for r in rs)
@@ -285,6 +285,45 @@ def sec_rope_scaling(ctx:ReportContext) -> str:
     if not out: return head + '\nNo RoPE run recorded evaluations with a scaling (`extrapolation.scaled`), so the scaling variants are not compared here.\n'
     return '\n'.join([head] + out)
 
+# %% ../nbs/12a_sections.ipynb #d69db7b8
+def context_use(run:dict) -> tuple|None:
+    """What context does for an LM's loss: (the mean loss at positions below L/8 minus that at positions L/2..L of the
+    non-overlapping evaluation windows, what the first L characters of context give; the sliding-window loss with windows
+    of the training length L minus that with the longest windows W, what the context beyond L gives). The second
+    compares the same characters scored with L and with W characters of context at most, so the text cannot explain it.
+    None without windows of at least 2L."""
+    e = run['metrics'].get('extrapolation') or {}
+    lbp, L, ls, sl = e.get('loss_by_pos') or {}, e.get('train_len'), e.get('lengths') or [], e.get('sliding_loss') or []
+    if not (lbp and L and L in ls and len(sl) == len(ls)) or max(ls) < 2 * L or sl[-1] is None: return None
+    c = [float(x) for x in lbp[str(max(map(int, lbp)))]]
+    mean = lambda a, b: sum(c[a:b]) / len(c[a:b])
+    return mean(0, max(1, L // 8)) - mean(L // 2, L), sl[ls.index(L)] - sl[-1]
+
+def context_use_table(task:str, g:dict) -> str:
+    "The context-use table of an LM task (`context_use` per encoding, mean ± 95% interval over seeds) and what it shows ('' without data)."
+    cu = {pe: [c for r in rs if (c := context_use(r))] for pe, rs in g.items()}
+    cu = {pe: v for pe, v in cu.items() if v}
+    if not cu: return ''
+    r0 = next(r for rs in g.values() for r in rs if context_use(r))
+    L, W = r0['metrics']['extrapolation']['train_len'], max(r0['metrics']['extrapolation']['lengths'])
+    rows = [[pe, pmci([a for a, _ in v], 3), pmci([b for _, b in v], 3)] for pe, v in cu.items()]
+    beyond = {pe: [b for _, b in v] for pe, v in cu.items()}
+    def side(xs):   # > 0, < 0, or within noise of 0, by the 95% interval over seeds (one seed: by ±0.01 nats)
+        m, h = sum(xs) / len(xs), ci95(xs) if len(xs) > 1 else 0.01
+        return 'reads' if m - h > 0 else 'loses' if m + h < 0 else 'flat'
+    by = {s: [pe for pe, xs in beyond.items() if side(xs) == s] for s in ('reads', 'flat', 'loses')}
+    said = ([f"lowers the loss of {', '.join(by['reads'])}"] * bool(by['reads'])
+            + [f"leaves the loss of {', '.join(by['flat'])} where it was (within the 95% interval over seeds): for these a flat loss "
+               f"curve beyond the training length means that the distant context is not drawn on, not that it is used well"] * bool(by['flat'])
+            + [f"raises the loss of {', '.join(by['loses'])}"] * bool(by['loses']))
+    return (md_table(['encoding', f'gain from the first {L} characters', f'gain from characters {L}–{W} back'], rows,
+                     f'{task}: what context does for the loss (nats; training length {L}). First column: the mean loss at positions '
+                     f'below {max(1, L // 8)} minus that at positions {L // 2}–{L} of the non-overlapping windows of {W}. Second: the '
+                     f'sliding-window loss with windows of {L} minus that with windows of {W}, the same characters scored with at most '
+                     f'{L} and at most {W} characters before them, so only the extra context differs. Mean ± the half-width of its 95% '
+                     f'confidence interval over seeds.', f'extra-{task}-context')
+            + f"\nOn {task}, the context beyond the training length " + '; it '.join(said) + '.\n')
+
 # %% ../nbs/12a_sections.ipynb #5c16bacc
 def sec_extrapolation(ctx:ReportContext) -> str:
     "Loss at 1–8× the training length (LM) and accuracy beyond the training length (synthetic tasks)."
@@ -298,8 +337,9 @@ def sec_extrapolation(ctx:ReportContext) -> str:
             rows = [[pe, _seeds(rs)] + [pmci([(r['metrics']['extrapolation'].get(key) or [None] * len(lens))[i] for r in rs], 3)
                                         for i in range(len(lens))] for pe, rs in g.items()]
             out.append(md_table(['encoding', 'seeds'] + [f'L={n}' for n in lens], rows,
-                                f'{t}: validation loss at evaluation length L ({label}); trained on length {ex0["train_len"]}. Mean ± std over seeds.',
+                                f'{t}: validation loss at evaluation length L ({label}); trained on length {ex0["train_len"]}. Mean ± the half-width of its 95% confidence interval over seeds (Student t).',
                                 f'extra-{t}-{key.split("_")[0]}'))
+        if cu := context_use_table(t, g): out.append(cu)
     if lm: out.append(ctx.figure('extrapolation', 'Loss against evaluation length (solid: sliding window, dashed: chunks) and against position; dotted: the training length.'))
     else: out.append('No finished language-model run has extrapolation results.\n')
     if tasks_of(ctx.runs, 'synthetic'):
