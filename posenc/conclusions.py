@@ -4,7 +4,7 @@
 
 # %% ../nbs/12b_conclusions.ipynb #d4cd2046
 from __future__ import annotations
-import collections, math, re
+import collections, functools, math, re
 from .results import select, tasks_of, by_pe, pe_means, welch, mean_reciprocal_rank, metric_at
 from .kinds import KINDS, get_kind
 from .context import num, md_table, ReportContext, train_check, synthetic_trained, trained, judged, copy_checks
@@ -15,8 +15,8 @@ __all__ = ['PRESS_COMPARED', 'KAZEMNEJAD_MRR', 'KAZEMNEJAD_OTHERS', 'KAZEMNEJAD_
            'retrieval_tasks', 'conclusion_vaswani', 'conclusion_press', 'synthetic_mrr', 'mrr_table',
            'conclusion_kazemnejad', 'mrr_sentence', 'anchor_tasks', 'conclusion_rope', 'conclusion_haviv',
            'link_verdict', 'conclusion_wmt_order', 'conclusion_shaw', 'repeated_sentences', 'headline_of',
-           'leading_group', 'tests_text', 'shared_measure', 'separation_sentence', 'family_summary', 'task_families',
-           'family_test', 'tests_opening', 'sec_conclusions', 'withheld_sentence']
+           'leading_group', 'chance_level', 'tests_text', 'shared_measure', 'separation_sentence', 'family_summary',
+           'task_families', 'family_test', 'tests_opening', 'sec_conclusions', 'withheld_sentence']
 
 # %% ../nbs/12b_conclusions.ipynb #dd7feb00
 def fmt_p(p:float) -> str:
@@ -331,9 +331,12 @@ def leading_group(ctx:ReportContext, task:str, alpha:float=0.05) -> dict|None:
     g = by_pe(rs)
     failed = trained(ctx, task, *g)
     means = {pe: v for pe, v in pe_means(g, get).items() if pe not in failed}
+    chance = chance_level(rs)   # accuracy no better than a constant answer's: not ranked
+    at_chance = [pe for pe, v in means.items() if chance is not None and v <= chance]
+    means = {pe: v for pe, v in means.items() if pe not in at_chance}
     order = sorted(means, key=lambda pe: -sign * means[pe])
     res = dict(task=task, what=what, nd=nd, means=means, failed=failed, lead=order[:1], behind=[], untested=[], how=[],
-               seeds=sorted({len(v) for v in g.values()}))   # every encoding's, those that did not train included
+               seeds=sorted({len(v) for v in g.values()}), chance=chance, at_chance=at_chance)   # seeds: every encoding's, those that did not train included
     for pe in order[1:]:
         c = compare(ctx, task, order[0], pe, get, sign, boot)
         if c['p'] is None or not math.isfinite(c['p']): res['untested'].append(pe); continue
@@ -341,6 +344,30 @@ def leading_group(ctx:ReportContext, task:str, alpha:float=0.05) -> dict|None:
         if c['how'] not in res['how']: res['how'].append(c['how'])
     ctx._checks[key] = res
     return res
+
+def chance_level(rs:list[dict]) -> float|None:
+    """For a synthetic task, the chance level of its headline measure: the accuracy beyond the training length of the best
+    constant answer for each length, on the test items the runs were scored on (regenerated from their recorded data
+    parameters; averaged over the runs where their items differ). None for other kinds."""
+    if not rs or rs[0]['kind'] != 'synthetic': return None
+    levels = []
+    for r in rs:
+        p = (r.get('config') or {}).get('params') or {}
+        if not p: continue
+        ds = p.get('data_seed', 0)
+        x = _ood_chance(r['task'], p.get('n_test_per_length'), p.get('train_max_len'), p.get('test_max_len'),
+                        tuple(p['test_lengths']) if p.get('test_lengths') else None, r['seed'] if ds is None else ds)
+        if x is not None: levels.append(x)
+    return sum(levels) / len(levels) if levels else None
+
+@functools.lru_cache(maxsize=64)
+def _ood_chance(task, n_test_per_length, train_max_len, test_max_len, test_lengths, data_seed) -> float|None:
+    "Mean over the test lengths beyond `train_max_len` of the best constant answer's exact-match accuracy."
+    from posenc.tasks import make_task, TASKS
+    if task not in TASKS or not (n_test_per_length and train_max_len): return None
+    td = make_task(task, 1, 1, n_test_per_length, train_max_len, test_max_len, seed=data_seed, test_lengths=test_lengths)
+    accs = [collections.Counter(e.answer for e in es).most_common(1)[0][1] / len(es) for n, es in td.test.items() if es and n > train_max_len]
+    return sum(accs) / len(accs) if accs else None
 
 def _vals(L:dict, pes:list) -> str: return ', '.join(f"{pe} ({num(L['means'][pe], L['nd'])})" for pe in pes)
 
@@ -372,6 +399,8 @@ def separation_sentence(ctx:ReportContext, task:str,
     if behind: s += (f"; {'significantly behind' if lead else 'every other one is significantly behind'} ({tests_text(L['how'])}, "
                      f"p < 0.05): {len(behind)} encoding{'s' * (len(behind) > 1)}, down to {_vals(L, behind[-1:])}")
     if L['untested']: s += f"; too few seeds to test: {', '.join(L['untested'])}"
+    if L.get('at_chance'): s += (f"; no better than chance (the best constant answer beyond the training length, {num(L['chance'], 3)}), so not ranked: "
+                                 f"{', '.join(L['at_chance'])}")
     if L['failed']: s += f"; did not train: {', '.join(L['failed'])}"
     return s + '.'
 
