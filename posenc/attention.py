@@ -188,7 +188,7 @@ def path(self:MultiHeadAttention, q:torch.Tensor, # (B, H, Tq, dh) queries (thei
             and any(t is not None for t in (dense, qr, kr, av)):
         return 'flex'
     grad_bias = dense is not None and dense.requires_grad and torch.is_grad_enabled()
-    toeplitz = getattr(dense, 'toeplitz', None) is not None                       # built per block, never T×T
+    toeplitz = any(getattr(dense, n, None) is not None for n in ('toeplitz', 'rowwise'))   # built per block, never T×T
     if (has_terms or kr is not None or grad_bias or (dense is not None and causal) or toeplitz) \
             and q.device.type == 'cpu' and plain:
         return 'fused'

@@ -5,6 +5,7 @@
 # %% ../nbs/00_encodings.ipynb #fba809d1
 from __future__ import annotations
 import inspect, math
+import numpy as np
 import torch
 import torch.nn as nn
 import torch.nn.functional as F
@@ -12,12 +13,12 @@ from fastcore.basics import patch
 
 # %% auto #0
 __all__ = ['PE_REGISTRY', 'CATEGORIES', 'SCHEDULE_SYNTAX', 'register', 'pe_names', 'get_pe', 'is_schedule', 'is_pe', 'pe_options',
-           'make_pe', 'rel_pos', 'PosEnc', 'NoPE', 'diagonal_sums', 'ToeplitzBias', 'toeplitz_bias', 'sinusoid_freqs',
-           'sinusoid_at', 'sinusoid_table', 'SinusoidalPE', 'LearnablePE', 'LayerwisePE', 'ShawPE', 't5_bucket', 'T5PE',
-           'rope_inv_freq', 'RoPE', 'XPos', 'alibi_slopes', 'AlibiPE', 'inv_softplus', 'KerplePE', 'piecewise_mlp',
-           'FirePE', 'TransformerXLPE', 'DebertaPE', 'cope_positions', 'cope_interp', 'CoPE', 'PRoPE', 'fox_bias',
-           'FoX', 'schedule_terms', 'parse_schedule', 'Schedule', 'schedule_class', 'register_schedule', 'pe_slug',
-           'describe_pes']
+           'make_pe', 'rel_pos', 'PosEnc', 'NoPE', 'diagonal_sums', 'LazyBias', 'ToeplitzBias', 'toeplitz_bias',
+           'RowwiseBias', 'sinusoid_freqs', 'sinusoid_at', 'sinusoid_table', 'SinusoidalPE', 'LearnablePE',
+           'LayerwisePE', 'ShawPE', 't5_bucket', 'T5PE', 'rope_inv_freq', 'RoPE', 'XPos', 'alibi_slopes', 'AlibiPE',
+           'inv_softplus', 'KerplePE', 'mlp_pieces', 'piecewise_mlp', 'FirePE', 'TransformerXLPE', 'DebertaPE',
+           'cope_positions', 'cope_interp', 'CoPE', 'PRoPE', 'fox_bias', 'FoX', 'schedule_terms', 'parse_schedule',
+           'Schedule', 'schedule_class', 'register_schedule', 'pe_slug', 'describe_pes']
 
 # %% ../nbs/00_encodings.ipynb #50e95419
 PE_REGISTRY: dict[str, type] = {}
@@ -177,7 +178,24 @@ class _Toeplitz(torch.autograd.Function):
 _META = {torch.Tensor.shape.__get__, torch.Tensor.dtype.__get__, torch.Tensor.device.__get__, torch.Tensor.requires_grad.__get__,
          torch.Tensor.ndim.__get__, torch.Tensor.is_cuda.__get__, torch.Tensor.layout.__get__, torch.Tensor.size, torch.Tensor.dim}
 
-class ToeplitzBias(torch.Tensor):
+class LazyBias(torch.Tensor):
+    "A (1, H, Tq, Tk) bias kept in a compact form; any torch operation on it sees the full matrix (`dense`, differentiable)."
+    def dense(self): raise NotImplementedError
+    @classmethod
+    def __torch_function__(cls, func, types, args=(), kwargs=None):
+        kwargs = kwargs or {}
+        if func in _META:
+            with torch._C.DisableTorchFunctionSubclass(): return func(*args, **kwargs)
+        f = lambda x: x.dense() if isinstance(x, LazyBias) else x
+        args = tuple(f(a) if not isinstance(a, (list, tuple)) else type(a)(map(f, a)) for a in args)
+        return func(*args, **{k: f(v) for k, v in kwargs.items()})
+    @classmethod
+    def __torch_dispatch__(cls, func, types, args=(), kwargs=None):   # below autograd: reached only past __torch_function__
+        f = lambda x: x.dense() if isinstance(x, LazyBias) else x
+        with torch._C.DisableTorchFunctionSubclass():
+            return func(*(f(a) for a in args), **{k: f(v) for k, v in (kwargs or {}).items()})
+
+class ToeplitzBias(LazyBias):
     "A (1, H, Tq, Tk) Toeplitz bias that keeps only its vector (`.toeplitz`); any torch operation on it sees the full matrix."
     @staticmethod
     def __new__(cls, vec, Tq, Tk):
@@ -188,19 +206,6 @@ class ToeplitzBias(torch.Tensor):
     def dense(self):
         "The (1, H, Tq, Tk) matrix, differentiable with respect to the vector."
         return _Toeplitz.apply(self.toeplitz, self.Tq, self.Tk)
-    @classmethod
-    def __torch_function__(cls, func, types, args=(), kwargs=None):
-        kwargs = kwargs or {}
-        if func in _META:
-            with torch._C.DisableTorchFunctionSubclass(): return func(*args, **kwargs)
-        f = lambda x: x.dense() if isinstance(x, ToeplitzBias) else x
-        args = tuple(f(a) if not isinstance(a, (list, tuple)) else type(a)(map(f, a)) for a in args)
-        return func(*args, **{k: f(v) for k, v in kwargs.items()})
-    @classmethod
-    def __torch_dispatch__(cls, func, types, args=(), kwargs=None):   # below autograd: reached only past __torch_function__
-        f = lambda x: x.dense() if isinstance(x, ToeplitzBias) else x
-        with torch._C.DisableTorchFunctionSubclass():
-            return func(*(f(a) for a in args), **{k: f(v) for k, v in (kwargs or {}).items()})
     def __repr__(self): return f"ToeplitzBias(shape={tuple(self.shape)}, toeplitz={self.toeplitz!r})"
 
 def toeplitz_bias(vec:torch.Tensor, # (H, Tq+Tk−1): the value for each distance j − i, from −(Tq−1) up
@@ -208,6 +213,20 @@ def toeplitz_bias(vec:torch.Tensor, # (H, Tq+Tk−1): the value for each distanc
     "The (1, H, Tq, Tk) matrix bias[h, i, j] = vec[h, j − i + Tq − 1], kept as its vector `toeplitz` until an operation needs the matrix."
     if vec.shape[-1] != Tq + Tk - 1: raise ValueError(f"toeplitz_bias: need {Tq + Tk - 1} values for a {Tq}×{Tk} matrix, got {vec.shape[-1]}")
     return ToeplitzBias(vec, Tq, Tk)
+
+class RowwiseBias(LazyBias):
+    "A (1, H, Tq, Tk) bias that the fused attention builds a block of rows at a time from `rowwise` (its learned numbers: `rowwise.theta`)."
+    @staticmethod
+    def __new__(cls, rowwise): # has H, Tq, Tk, theta, rows(r0, r1, n, out), grads(r0, r1, n, dS, dtheta) and dense(theta)
+        th = rowwise.theta
+        r = torch.Tensor._make_wrapper_subclass(cls, (1, rowwise.H, rowwise.Tq, rowwise.Tk), dtype=th.dtype, device=th.device,
+                                                requires_grad=th.requires_grad)
+        r.rowwise = rowwise
+        return r
+    def dense(self):
+        "The (1, H, Tq, Tk) matrix, differentiable with respect to `rowwise.theta`."
+        return self.rowwise.dense(self.rowwise.theta)
+    def __repr__(self): return f"RowwiseBias(shape={tuple(self.shape)}, rowwise={type(self.rowwise).__name__})"
 
 # %% ../nbs/00_encodings.ipynb #bb60a55b
 def sinusoid_freqs(d:int, base:float=10000.) -> torch.Tensor:
@@ -688,18 +707,94 @@ penalty uses $|i-j|$, so an encoder can use it too, with keys on either side pen
     def extra_repr(self): return f"{super().extra_repr()}, kernel={self.kernel!r}"
 
 # %% ../nbs/00_encodings.ipynb #41de882d
-def piecewise_mlp(mlp:nn.Sequential, # Linear(1, W), ReLU, Linear(W, H)
-                  x:torch.Tensor): # scalar inputs, any shape
-    "mlp(x) for many scalars x, heads first (H, *x.shape), computed as the piecewise-linear function it is."
+def mlp_pieces(mlp:nn.Sequential): # Linear(1, W), ReLU, Linear(W, H)
+    "The W sorted kinks t of a 1 → W → H ReLU network and the slope A and intercept C (W+1, H) of each of its pieces."
     w1, b1, W2, b2 = mlp[0].weight[:, 0], mlp[0].bias, mlp[2].weight, mlp[2].bias
     with torch.no_grad():
         t = torch.where(w1 != 0, -b1 / w1, 0.).sort().values                 # the kinks, sorted
         mid = torch.cat([t[:1] - 1, (t[:-1] + t[1:]) / 2, t[-1:] + 1])       # a point inside each of the W+1 pieces
-        on = ((w1 * mid[:, None] + b1) > 0).to(x.dtype)                      # (W+1, W): the units active on each piece
-        seg = torch.bucketize(x, t)                                           # the piece of each input
-    A, C = (on * w1) @ W2.T, (on * b1) @ W2.T + b2                            # (W+1, H): slope and intercept of each piece
-    ac, H = torch.cat([A.T, C.T]).index_select(1, seg.flatten()), W2.shape[0]  # (2H, N): those of each input
+        on = ((w1 * mid[:, None] + b1) > 0).to(w1.dtype)                     # (W+1, W): the units active on each piece
+    return t, (on * w1) @ W2.T, (on * b1) @ W2.T + b2                        # A, C: differentiable in the weights
+
+def piecewise_mlp(mlp:nn.Sequential, # Linear(1, W), ReLU, Linear(W, H)
+                  x:torch.Tensor): # scalar inputs, any shape
+    "mlp(x) for many scalars x, heads first (H, *x.shape), computed as the piecewise-linear function it is."
+    t, A, C = mlp_pieces(mlp)
+    seg = torch.bucketize(x.detach(), t)                                      # the piece of each input
+    ac, H = torch.cat([A.T, C.T]).to(x.dtype).index_select(1, seg.flatten()), A.shape[1]  # (2H, N): those of each input
     return (ac[:H] * x.flatten() + ac[H:]).view(H, *x.shape)
+
+def _diagonals(vec:torch.Tensor, Tq:int, r0:int, r1:int, n:int):
+    "Rows r0:r1, keys :n of the Toeplitz matrix M[…, i, j] = vec[…, j − i + Tq − 1] (a contiguous copy, (…, r1−r0, n))."
+    rev = vec.unfold(-1, n, 1)[..., Tq - r1:Tq - r0, :]                    # rows r1−1, …, r0
+    return rev.index_select(-2, torch.arange(r1 - r0 - 1, -1, -1, device=vec.device))
+
+class _FireRows:
+    """FIRE's bias one block of rows at a time, for the fused attention: the rows i ≤ L from their per-diagonal vector,
+    the rows beyond from the pieces of f (slope and intercept of each), and the gradients of both from a block's
+    gradient. `theta` holds every learned number it uses: the vector, the slopes, the intercepts and |c|."""
+    def __init__(self, tvec, A, C, c, kinks, nt, Tq, Tk, q_off, k_off, eps):
+        H, P = A.shape[1], A.shape[0]
+        self.H, self.P, self.nt, self.Tq, self.Tk, self.q_off, self.k_off, self.eps = H, P, nt, Tq, Tk, q_off, k_off, eps
+        self.nv = H * (nt + Tk - 1) if nt else 0
+        self.segs = {}   # per block of rows: the piece of each entry and its runs (the layers of a stack share the bias)
+        self.theta = torch.cat([tvec.flatten() if nt else A.new_empty(0), A.flatten(), C.flatten(), c.view(1)])
+        with torch.no_grad():
+            self.kinks, self.AC, self.AT = kinks, torch.cat([A.T, C.T]).contiguous(), A.T.contiguous()
+            self.tvec, self.c = (tvec.detach().contiguous() if nt else None), c.detach()
+            d = (torch.arange(-(Tq - 1), Tk, device=c.device) + (k_off - q_off)).abs().to(c.dtype)   # |j − i| per diagonal
+            self.psi, self.dpsi = torch.log1p(self.c * d), d / (1 + self.c * d)          # ψ and ∂ψ/∂c of each diagonal
+            i = torch.arange(q_off + nt, q_off + Tq, device=c.device).to(c.dtype)        # rows beyond L: max(L, i) = i
+            self.den, self.dden = torch.log1p(self.c * i) + eps, i / (1 + self.c * i)
+    def split(self, theta):
+        "The vector (H, nt+Tk−1), A, C (P, H) and |c| that `theta` holds."
+        H, P, nv = self.H, self.P, self.nv
+        return theta[:nv].view(H, -1), theta[nv:nv + P * H].view(P, H), theta[nv + P * H:nv + 2 * P * H].view(P, H), theta[-1]
+    def _x(self, r0, r1, n):
+        "The MLP's input ψ(|i − j|) / ψ(i) of rows r0:r1 (all beyond L) and keys :n, flattened, and the piece of each."
+        x = _diagonals(self.psi, self.Tq, r0, r1, n).div_(self.den[r0 - self.nt:r1 - self.nt, None]).view(-1)
+        if (r0, r1, n) not in self.segs:   # (the pieces kept as bytes where they allow: a quarter of int32's memory)
+            seg = torch.bucketize(x, self.kinks, out_int32=True)
+            starts = torch.cat([seg.new_zeros(1), (seg[1:] != seg[:-1]).nonzero()[:, 0] + 1])   # runs of one piece
+            self.segs[r0, r1, n] = (seg.to(torch.uint8) if self.P <= 256 else seg, starts.numpy(), seg[starts].long())
+        seg, starts, pieces = self.segs[r0, r1, n]
+        return x, seg.int(), starts, pieces
+    def rows(self, r0, r1, n, out):
+        "Write rows r0:r1, keys :n of the bias into out (H, r1−r0, n)."
+        a = min(max(self.nt, r0), r1)                                   # the first row beyond L
+        if a > r0: out[:, :a - r0].copy_(_diagonals(self.tvec, self.nt, r0, a, n))
+        if r1 > a:
+            x, seg, _, _ = self._x(a, r1, n)
+            ac, o = self.AC.index_select(1, seg), out[:, a - r0:].view(self.H, -1)   # (out is contiguous)
+            torch.mul(ac[:self.H], x, out=o).add_(ac[self.H:])       # (as `piecewise_mlp`: the same numbers)
+        return out
+    def grads(self, r0, r1, n, dS, dtheta):
+        "Add to dtheta the gradient of θ from dS (H, r1−r0, n), the gradient of rows r0:r1, keys :n of the bias."
+        dv, dA, dC, _ = self.split(dtheta)
+        a = min(max(self.nt, r0), r1)
+        if a > r0: dv[:, self.nt - a:self.nt - r0 + n - 1] += diagonal_sums(dS[:, :a - r0])
+        if r1 > a:
+            x, _, starts, pieces = self._x(a, r1, n)
+            rows = slice(a - self.nt, r1 - self.nt)
+            # x = ψ(d) / (ψ(i) + ε): ∂x/∂c = (∂ψ(d)/∂c − x·∂ψ(i)/∂c) / (ψ(i) + ε)
+            xc = _diagonals(self.dpsi, self.Tq, a, r1, n).sub_(x.view(r1 - a, n) * self.dden[rows, None]).div_(self.den[rows, None])
+            g = dS[:, a - r0:].reshape(self.H, -1)
+            # sums over each run of entries on one piece (the pieces of a row are runs of keys): of dS, dS·x and dS·∂x/∂c
+            S0, S1, S2 = (torch.from_numpy(np.add.reduceat(t.numpy(), starts, axis=1)) for t in (g, g * x, g * xc.view(-1)))
+            dC.index_add_(0, pieces, S0.T); dA.index_add_(0, pieces, S1.T)   # b = A x + C on each piece
+            dtheta[-1] += (self.AT[:, pieces] * S2).sum()
+        return dtheta
+    def dense(self, theta):
+        "The (1, H, Tq, Tk) matrix from θ, differentiably: the formula, written out."
+        tv, A, C, c = self.split(theta)
+        parts = [_Toeplitz.apply(tv, self.nt, self.Tk)] if self.nt else []
+        if self.nt < self.Tq:
+            i = torch.arange(self.q_off + self.nt, self.q_off + self.Tq, device=c.device)
+            j = torch.arange(self.k_off, self.k_off + self.Tk, device=c.device)
+            x = torch.log1p(c * (i[:, None] - j[None]).abs().to(c.dtype)) / (torch.log1p(c * i.to(c.dtype)) + self.eps)[:, None]
+            ac = torch.cat([A.T, C.T]).index_select(1, torch.bucketize(x.detach(), self.kinks).flatten())
+            parts.append((ac[:self.H] * x.flatten() + ac[self.H:]).view(1, self.H, self.Tq - self.nt, self.Tk))
+        return torch.cat(parts, 2)
 
 @register('fire')
 class FirePE(PosEnc):
@@ -740,14 +835,13 @@ them."""   # its paragraph in the report
         if self.pos_map is not None: return piecewise_mlp(self.mlp, self.normalized(Tq, Tk, q_off, k_off))[None]   # `rand_pos`
         L = self.L
         nt = min(Tq, max(0, math.floor(L.item()) - q_off + 1))      # rows with i ≤ L: normaliser ψ(L), Toeplitz
-        parts = []
+        vec = None
         if nt:
             d = (torch.arange(-(nt - 1), Tk, device=self.c.device) + (k_off - q_off)).abs().to(self.c.dtype)
             vec = self.f(self.psi(d) / (self.psi(L) + self.eps))      # (H, nt+Tk−1): one MLP input per diagonal
             if nt == Tq: return toeplitz_bias(vec, Tq, Tk)
-            parts.append(toeplitz_bias(vec, nt, Tk))
-        parts.append(piecewise_mlp(self.mlp, self.normalized(Tq - nt, Tk, q_off + nt, k_off))[None])   # rows i > L
-        return torch.cat(parts, 2)
+        t, A, C = mlp_pieces(self.mlp)                              # rows i > L: f's pieces, applied a block of rows at a time
+        return RowwiseBias(_FireRows(vec, A, C, self.c.abs(), t, nt, Tq, Tk, q_off, k_off, self.eps))
 
 # %% ../nbs/00_encodings.ipynb #d0b237f3
 class _ClippedRel(PosEnc):
@@ -921,63 +1015,80 @@ def _scratch(name, shape, like):
     return b[:n].view(shape)
 
 # %% ../nbs/00_encodings.ipynb #b7b37cc8
+def _cope_blocks(T, rows, device):
+    "Blocks of query rows (r0, r1) of `_CoPEAttention`, each with its mask of future keys (row r0+a must not see keys j' < c − 1 − a)."
+    futs = {}
+    for r0 in range(0, T, rows):
+        r1 = min(T, r0 + rows); c = r1 - r0
+        if c not in futs: futs[c] = torch.arange(c - 1, device=device)[None] < c - 1 - torch.arange(c, device=device)[:, None]
+        yield r0, r1, futs[c]
+
+def _cope_table(q, e):
+    "q·e_n and q·(e_{n+1} − e_n) (0 past the top row) of every query and position, packed as the two parts of a complex number."
+    qe = q @ e.transpose(-1, -2)
+    return torch.view_as_complex(torch.stack([qe, F.pad(qe.diff(dim=-1), (0, 1))], -1))
+
+def _cope_logits(qs, kr, tab, r0, r1, fut, npos, grad=False):
+    """Logits q·kᵀ/√d + z of rows r0:r1 against keys r1−1, …, 0 (−inf on future keys), written into a scratch buffer;
+    with `grad`, also σ' = g(1 − g) of the gates, ⌊p⌋, p − ⌊p⌋ and ∂z/∂p. The forward and the backward both call it.
+    `tab` is `_cope_table`'s: one gather fetches q·e at ⌊p⌋ and the slope ∂z/∂p there (a copy: the same numbers)."""
+    B, H, T, _ = qs.shape; c = r1 - r0
+    s = torch.matmul(qs[:, :, r0:r1], kr[:, :, T - r1:].transpose(-1, -2), out=_scratch('cope_s', (B, H, c, r1), qs))
+    g = torch.sigmoid(s)
+    g[..., :c - 1].masked_fill_(fut, 0.)
+    p = torch.cumsum(g, -1).clamp_(max=npos - 1)                   # Σ_{t ≥ j} g_it, at most npos − 1
+    if grad: g.addcmul_(g, g, value=-1.)                           # σ' = g(1 − g), 0 on future keys
+    idx = p.long()                                                 # = ⌊p⌋ (p ≥ 0); npos − 1 at the top: slope 0 there
+    fr = p.frac_()
+    zD = torch.view_as_real(tab[:, :, r0:r1].gather(-1, idx))
+    D = zD[..., 1]                                                 # ∂z/∂p
+    s.add_(zD[..., 0]).addcmul_(fr, D)
+    s[..., :c - 1].masked_fill_(fut, float('-inf'))
+    return (s, g, idx, fr, D) if grad else s
+
 class _CoPEAttention(torch.autograd.Function):
     """softmax(q·kᵀ/√d + z)·v of causal self-attention, z CoPE's term, by blocks of query rows; the backward written out.
     Keys and values are taken last to first, so that a row's positions are a forward cumulative sum and its future keys
-    come first; q·kᵀ serves both the gates and the logits, and dq, dk take the gradient of both in one pair of products."""
+    come first; q·kᵀ serves both the gates and the logits, and dq, dk take the gradient of both in one pair of products.
+    Nothing of size T × T is kept: the backward recomputes each block's gates, positions and weights (the same
+    operations on the same inputs, so the same numbers), and only q, k, v, e and the output are saved."""
     @staticmethod
     def forward(ctx, q, k, v, e, rows):
-        B, H, T, d = q.shape; npos, scale = e.shape[-2], d ** -0.5
-        qs, kr, vr = q * scale, k.flip(2), v.flip(2)                   # block r0:r1 sees keys r1−1, …, 0: kr[T − r1:]
-        qe = q @ e.transpose(-1, -2)
-        dqe = F.pad(qe.diff(dim=-1), (0, 1))                           # q·(e_{n+1} − e_n), 0 past the top row
-        o, saved, futs = q.new_empty(B, H, T, d), [], {}
-        for r0 in range(0, T, rows):
-            r1 = min(T, r0 + rows); c = r1 - r0
-            if c not in futs:                                          # row r0+a must not see keys j' < c − 1 − a
-                futs[c] = torch.arange(c - 1, device=q.device)[None] < c - 1 - torch.arange(c, device=q.device)[:, None]
-            fut = futs[c]
-            s = torch.matmul(qs[:, :, r0:r1], kr[:, :, T - r1:].transpose(-1, -2), out=_scratch('cope_s', (B, H, c, r1), q))
-            g = torch.sigmoid(s)
-            g[..., :c - 1].masked_fill_(fut, 0.)
-            p = torch.cumsum(g, -1).clamp_(max=npos - 1)               # Σ_{t ≥ j} g_it, at most npos − 1
-            g.addcmul_(g, g, value=-1.)                                # σ' = g(1 − g), 0 on future keys
-            idx = p.long()                                             # = ⌊p⌋ (p ≥ 0); npos − 1 at the top: slope 0 there
-            fr = p.frac_()
-            D = dqe[:, :, r0:r1].gather(-1, idx)                       # ∂z/∂p
-            s.add_(torch.gather(qe[:, :, r0:r1], -1, idx, out=_scratch('cope_z', (B, H, c, r1), q))).addcmul_(fr, D)
-            s[..., :c - 1].masked_fill_(fut, float('-inf'))
-            P = torch.softmax(s, -1)
+        B, H, T, d = q.shape; npos = e.shape[-2]
+        qs, kr, vr = q * d ** -0.5, k.flip(2), v.flip(2)               # block r0:r1 sees keys r1−1, …, 0: kr[T − r1:]
+        tab, o = _cope_table(q, e), q.new_empty(B, H, T, d)
+        for r0, r1, fut in _cope_blocks(T, rows, q.device):
+            P = torch.softmax(_cope_logits(qs, kr, tab, r0, r1, fut, npos), -1)
             o[:, :, r0:r1] = torch.matmul(P, vr[:, :, T - r1:])
-            saved.append((P, g, idx, fr, D))
         ctx.save_for_backward(q, k, v, e, o)
-        ctx.saved, ctx.rows = saved, rows
+        ctx.rows = rows
         return o
     @staticmethod
     def backward(ctx, do):
         q, k, v, e, o = ctx.saved_tensors
         B, H, T, d = q.shape; npos, scale, rows = e.shape[-2], d ** -0.5, ctx.rows
-        qs, kr, vr, do = q * scale, k.flip(2), v.flip(2), do.contiguous()
+        qs, kr, vr, do, tab = q * scale, k.flip(2), v.flip(2), do.contiguous(), _cope_table(q, e)
         Dr = (do * o).sum(-1, keepdim=True)                            # Σ_j P_ij dP_ij
         dq, dkr, dvr = torch.empty_like(q), torch.zeros_like(k), torch.zeros_like(v)
-        ga, gw = q.new_zeros(B, H, T, npos), q.new_zeros(B, H, T, npos)   # per position: Σ dz and Σ φ·dz
-        for r0, (P, gd, idx, fr, D) in zip(range(0, T, rows), ctx.saved):
-            r1 = min(T, r0 + rows); c = r1 - r0
+        gaw = tab.new_zeros(B, H, T, npos)                             # per position: Σ dz and Σ φ·dz, as one complex number
+        for r0, r1, fut in _cope_blocks(T, rows, q.device):
+            c = r1 - r0
+            s, gd, idx, fr, D = _cope_logits(qs, kr, tab, r0, r1, fut, npos, grad=True)
+            P = torch.softmax(s, -1)                                   # the forward's weights, recomputed
             kb, dor = kr[:, :, T - r1:], do[:, :, r0:r1]
             dvr[:, :, T - r1:] += P.transpose(-1, -2) @ dor
             dS = torch.matmul(dor, vr[:, :, T - r1:].transpose(-1, -2), out=_scratch('cope_dS', (B, H, c, r1), q))
             dS.sub_(Dr[:, :, r0:r1]).mul_(P)                            # gradient of the logits, hence of z
-            ga[:, :, r0:r1].scatter_add_(-1, idx, dS)
-            gw[:, :, r0:r1].scatter_add_(-1, idx, fr.mul_(dS))
-            C = D.mul_(dS).cumsum_(-1)                                 # ∂/∂p_ij, summed over the keys up to j
+            gaw[:, :, r0:r1].scatter_add_(-1, idx, torch.complex(dS, fr.mul_(dS)))   # (the parts add apart: two scatters' sums)
+            C = torch.mul(D, dS).cumsum_(-1)                           # ∂/∂p_ij, summed over the keys up to j
             tot = C[..., -1:].clone()
             torch.sub(tot, C, out=C)                                   # ∂/∂g_it = Σ_{j ≥ t} ∂/∂p_ij = tot − C[t − 1]
             dS[..., 1:].addcmul_(gd[..., 1:], C[..., :-1])
             dS[..., :1].addcmul_(gd[..., :1], tot)                     # now the gradient of s = q·k/√d (logits and gates)
             dq[:, :, r0:r1] = dS @ kb
             dkr[:, :, T - r1:] += dS.transpose(-1, -2) @ qs[:, :, r0:r1]
-        ctx.saved = None
-        gqe = ga.sub_(gw); gqe[..., 1:] += gw[..., :-1]                # position n gets (1 − φ)·dz, n + 1 gets φ·dz
+        ga, gw = gaw.real, gaw.imag
+        gqe = ga - gw; gqe[..., 1:] += gw[..., :-1]                    # position n gets (1 − φ)·dz, n + 1 gets φ·dz
         dq.mul_(scale).add_(gqe @ e)
         de = (gqe.transpose(-1, -2) @ q).sum(0)
         return dq, dkr.flip(2), dvr.flip(2), de.sum(0, keepdim=True) if e.shape[0] == 1 else de, None

@@ -41,7 +41,7 @@ def _toeplitz_rows(tvec, Tq, r0, r1, n, out):
     rev = tvec.as_strided((H, r1 - r0, n), (N, 1, 1), tvec.storage_offset() + Tq - r1)   # rows r1−1, …, r0
     return torch.index_select(rev, 1, torch.arange(r1 - r0 - 1, -1, -1, device=tvec.device), out=out)
 
-def _add_terms(s, blk, bias, rel, mask, causal, d0, K, krel=None, tvec=None, Tq=None, fresh=False):
+def _add_terms(s, blk, bias, rel, mask, causal, d0, K, krel=None, tvec=None, Tq=None, fresh=False, rw=None):
     "Add the additive logit terms of one block of rows to s (B|1, H|1, c, n), in place (`fresh`: s holds garbage)."
     r0, r1, n, cm0, jl, jr = blk
     if tvec is not None:                                     # the Toeplitz rows, never the whole matrix
@@ -51,6 +51,12 @@ def _add_terms(s, blk, bias, rel, mask, causal, d0, K, krel=None, tvec=None, Tq=
             if fresh and mask is not None and mask.shape[2] == 1:   # (B,1,1,Tk) padding: one pass writes both
                 torch.add(t, mask[..., :n], out=s); fresh, mask = False, None
             elif fresh: s.copy_(t.expand_as(s)); fresh = False
+            else: s += t
+    if rw is not None:                                       # a bias built a block of rows at a time (`RowwiseBias`)
+        if fresh and s.shape[0] == 1 and s.shape[1] == rw.H and s.dtype == rw.theta.dtype: rw.rows(r0, r1, n, s[0]); fresh = False
+        else:
+            t = rw.rows(r0, r1, n, _scratch('rb', (rw.H, r1 - r0, n), rw.theta)).to(s.dtype)
+            if fresh: s.copy_(t.expand_as(s)); fresh = False
             else: s += t
     if fresh: s.zero_()
     if rel is not None:
@@ -71,6 +77,10 @@ def _add_terms(s, blk, bias, rel, mask, causal, d0, K, krel=None, tvec=None, Tq=
         s[..., cm0:n].masked_fill_(j - i + d0 > 0, float('-inf'))
     return s
 
+def _heads_like(tvec, rw):
+    "A stand-in (1, H, 1, 1) for the shape of a compact bias (Toeplitz vector or `RowwiseBias`), None without one."
+    return tvec[None] if tvec is not None else None if rw is None else rw.theta.new_empty(1, rw.H, 1, 1)
+
 def _mask_shape(B, H, c, n, *ts):
     "Shape of the summed additive mask of a block."
     b = B if any(t is not None and t.shape[0] > 1 for t in ts) else 1
@@ -78,7 +88,7 @@ def _mask_shape(B, H, c, n, *ts):
     return (b, h, c, n)
 
 # %% ../nbs/00b_kernels.ipynb #f6da15f7
-def _kernel_grads(do, q, k, v, o, lse, bias, tvec, rel, krel, mask, causal, d0, K, plan, single):
+def _kernel_grads(do, q, k, v, o, lse, bias, tvec, rel, krel, mask, causal, d0, K, plan, single, rw=None):
     "dq, dk, dv by the flash kernel's own backward, block by block (no positional term needs a gradient); None with clipped terms."
     B, H, Tq, d = q.shape
     scale = d ** -0.5
@@ -86,13 +96,13 @@ def _kernel_grads(do, q, k, v, o, lse, bias, tvec, rel, krel, mask, causal, d0, 
         return _flash_cpu_bwd(do, q, k, v, o, lse, 0., True, attn_mask=bias if mask is None else bias + mask, scale=scale)
     if rel is not None or krel is not None: return None     # (a block's mask is cheap to rebuild; rel's gathers are not)
     dq, dk, dv = torch.empty_like(q), torch.zeros_like(k), torch.zeros_like(v)
-    tv = None if tvec is None else tvec[None]
+    tv = _heads_like(tvec, rw)
     for blk in plan:
         r0, r1, n, cm0, jl, jr = blk
         m = None
-        if any(t is not None for t in (bias, tvec, mask)) or (causal and cm0 < n):
+        if any(t is not None for t in (bias, tvec, mask, rw)) or (causal and cm0 < n):
             m = _add_terms(_scratch('m', _mask_shape(B, H, r1 - r0, n, bias, tv, mask), q), blk, bias, None,
-                           mask, causal, d0, K, None, tvec, Tq, fresh=True)
+                           mask, causal, d0, K, None, tvec, Tq, fresh=True, rw=rw)
         rows = slice(r0, r1)
         gq, gk, gv = _flash_cpu_bwd(do[:, :, rows], q[:, :, rows], k[:, :, :n], v[:, :, :n], o[:, :, rows],
                                     lse[:, :, rows], 0., False, attn_mask=m, scale=scale)
@@ -100,11 +110,12 @@ def _kernel_grads(do, q, k, v, o, lse, bias, tvec, rel, krel, mask, causal, d0, 
     return dq, dk, dv
 
 # %% ../nbs/00b_kernels.ipynb #8e8d2ac6
-def _pos_grads(dS, blk, Tq, d0, K, bias, dbias, dtvec, drel, dkrel):
+def _pos_grads(dS, blk, Tq, d0, K, bias, dbias, dtvec, drel, dkrel, rw=None, dtheta=None):
     "Add one block's logit gradient dS to the gradients of the positional terms that want one (the others are None)."
     r0, r1, n, cm0, jl, jr = blk
     B, H = dS.shape[:2]; rows = slice(r0, r1)
     if dtvec is not None: dtvec[:, Tq - r1:Tq - r0 + n - 1] += diagonal_sums(dS.sum(0))
+    if dtheta is not None: rw.grads(r0, r1, n, dS.sum(0), dtheta)
     if dbias is not None:
         dims = [i for i in range(3) if bias.shape[i] == 1]
         db = dS.sum(dims, keepdim=True) if dims else dS                # (an empty list would sum everything)
@@ -121,12 +132,12 @@ def _pos_grads(dS, blk, Tq, d0, K, bias, dbias, dtvec, drel, dkrel):
         if jr > jl: dkrel[:, :, jl:jr].transpose(-1, -2).scatter_add_(
             2, _dist_index(r0, r1, jl, jr, d0, K, dS.device).expand(B, H, -1, -1), dS[..., jl:jr])
 
-def _blockwise_grads(do, G, q, k, v, bias, tvec, rel, krel, mask, o, lse, w, causal, d0, K, plan, wants):
-    "Every gradient, the weights recomputed block by block: dq, dk, dv and those of the positional terms in `wants` (b, t, r, kr)."
+def _blockwise_grads(do, G, q, k, v, bias, tvec, rel, krel, mask, o, lse, w, causal, d0, K, plan, wants, theta=None, rw=None):
+    "Every gradient, the weights recomputed block by block: dq, dk, dv and those of the positional terms in `wants` (b, t, r, kr, θ)."
     B, H, Tq, d = q.shape
     scale = d ** -0.5
     dq, dk, dv = torch.empty_like(q), torch.zeros_like(k), torch.zeros_like(v)
-    dpos = [torch.zeros_like(t) if want else None for t, want in zip((bias, tvec, rel, krel), wants)]
+    dpos = [torch.zeros_like(t) if want else None for t, want in zip((bias, tvec, rel, krel, theta), wants)]
     Dr = (do * o).sum(-1)                                      # Σ_j p_ij dp_ij, row by row
     if G is not None: Dr += (G * w).sum(-1)
     lse, qs = lse.masked_fill(lse.isinf(), 0.), q * scale
@@ -134,7 +145,7 @@ def _blockwise_grads(do, G, q, k, v, bias, tvec, rel, krel, mask, o, lse, w, cau
         r0, r1, n, cm0, jl, jr = blk
         rows, c = slice(r0, r1), r1 - r0
         P = torch.matmul(qs[:, :, rows], k[:, :, :n].transpose(-1, -2), out=_scratch('P', (B, H, c, n), q))
-        _add_terms(P, blk, bias, rel, mask, causal, d0, K, krel, tvec, Tq).sub_(lse[:, :, rows].unsqueeze(-1)).exp_()
+        _add_terms(P, blk, bias, rel, mask, causal, d0, K, krel, tvec, Tq, rw=rw).sub_(lse[:, :, rows].unsqueeze(-1)).exp_()
         dS = torch.matmul(do[:, :, rows], v[:, :, :n].transpose(-1, -2), out=_scratch('dS', (B, H, c, n), q))
         if G is not None:                                      # key j of row i also carries a^V of distance r(i, j)
             Gc = G[:, :, rows]
@@ -145,14 +156,14 @@ def _blockwise_grads(do, G, q, k, v, bias, tvec, rel, krel, mask, o, lse, w, cau
         dv[:, :, :n] += P.transpose(-1, -2) @ do[:, :, rows]        # (one batched product, then one add)
         dk[:, :, :n] += dS.transpose(-1, -2) @ qs[:, :, rows]
         dq[:, :, rows] = torch.matmul(dS, k[:, :, :n]).mul_(scale)
-        _pos_grads(dS, blk, Tq, d0, K, bias, *dpos)
+        _pos_grads(dS, blk, Tq, d0, K, bias, *dpos[:4], rw, dpos[4])
     return (dq, dk, dv, *dpos)
 
 # %% ../nbs/00b_kernels.ipynb #20ea06e3
 class _FusedAttention(torch.autograd.Function):
     "Flash-kernel forward by blocks of query rows; blockwise explicit backward (see the text above)."
     @staticmethod
-    def forward(ctx, q, k, v, bias, tvec, rel, krel, mask, causal, d0, K, need_w, chunk):
+    def forward(ctx, q, k, v, bias, tvec, rel, krel, theta, mask, causal, d0, K, need_w, chunk, rw):
         B, H, Tq, d = q.shape; Tk = k.shape[2]
         scale, R = d ** -0.5, 2 * K + 1
         plan = _plan(B, H, Tq, Tk, d0, K, causal, chunk)
@@ -165,13 +176,13 @@ class _FusedAttention(torch.autograd.Function):
             o, lse = _flash_cpu(q, k, v, 0., True, attn_mask=bias if mask is None else bias + mask, scale=scale)
             blocks = []
         else: blocks = plan
-        tv = None if tvec is None else tvec[None]
+        tv = _heads_like(tvec, rw)
         for blk in blocks:
             r0, r1, n, cm0, jl, jr = blk
             m = None
-            if any(t is not None for t in (rel, krel, bias, tvec, mask)) or (causal and cm0 < n):
+            if any(t is not None for t in (rel, krel, bias, tvec, mask, rw)) or (causal and cm0 < n):
                 m = _add_terms(_scratch('m', _mask_shape(B, H, r1 - r0, n, rel, krel, bias, tv, mask), q), blk, bias, rel,
-                               mask, causal, d0, K, krel, tvec, Tq, fresh=True)
+                               mask, causal, d0, K, krel, tvec, Tq, fresh=True, rw=rw)
             if need_w:
                 va[..., d].zero_(); va[..., :jl, d] = 1; va[..., d + 1].zero_(); va[..., jr:n, d + 1] = 1
                 oc, lc = _flash_cpu(qa[:, :, r0:r1], ka[:, :, :n], va[:, :, :n], 0., False, attn_mask=m, scale=scale)
@@ -186,24 +197,25 @@ class _FusedAttention(torch.autograd.Function):
                 oc, lc = _flash_cpu(q[:, :, r0:r1], k[:, :, :n], v[:, :, :n], 0., False, attn_mask=m, scale=scale)
                 o[:, :, r0:r1] = oc
             lse[:, :, r0:r1] = lc
-        ctx.save_for_backward(q, k, v, bias, tvec, rel, krel, mask, o, lse, w)
-        ctx.args = (causal, d0, K, plan, single)
+        ctx.save_for_backward(q, k, v, bias, tvec, rel, krel, theta, mask, o, lse, w)
+        ctx.args = (causal, d0, K, plan, single, rw)
         return (o, w) if need_w else o
 
     @staticmethod
     def backward(ctx, do, *gw):
-        q, k, v, bias, tvec, rel, krel, mask, o, lse, w = ctx.saved_tensors
-        causal, d0, K, plan, single = ctx.args
+        q, k, v, bias, tvec, rel, krel, theta, mask, o, lse, w = ctx.saved_tensors
+        causal, d0, K, plan, single, rw = ctx.args
         G = gw[0] if w is not None else None                       # gradient of the per-distance masses
-        do, wants = do.contiguous(), ctx.needs_input_grad[3:7]     # bias, tvec, rel, krel
+        do, wants = do.contiguous(), ctx.needs_input_grad[3:8]     # bias, tvec, rel, krel, theta
         if not any(wants) and w is None:                           # no positional gradient: the kernel's own backward
-            g = _kernel_grads(do, q, k, v, o, lse, bias, tvec, rel, krel, mask, causal, d0, K, plan, single)
-            if g is not None: return (*g, *(None,) * 10)
-        return (*_blockwise_grads(do, G, q, k, v, bias, tvec, rel, krel, mask, o, lse, w, causal, d0, K, plan, wants), *(None,) * 6)
+            g = _kernel_grads(do, q, k, v, o, lse, bias, tvec, rel, krel, mask, causal, d0, K, plan, single, rw)
+            if g is not None: return (*g, *(None,) * 12)
+        return (*_blockwise_grads(do, G, q, k, v, bias, tvec, rel, krel, mask, o, lse, w, causal, d0, K, plan, wants, theta, rw),
+                *(None,) * 7)
 
 # %% ../nbs/00b_kernels.ipynb #4ddb3848
 def fused_attention(q:torch.Tensor, k:torch.Tensor, v:torch.Tensor, # (B,H,Tq,d), (B,H,Tk,d), (B,H,Tk,d), on the CPU
-                    bias:torch.Tensor=None, # additive (1|B, H, Tq, Tk), may require grad; a `toeplitz_bias` sends its gradient to its vector
+                    bias:torch.Tensor=None, # additive (1|B, H, Tq, Tk), may require grad; a `toeplitz_bias` sends its gradient to its vector, a `RowwiseBias` to its θ
                     rel:torch.Tensor=None, # (B,H,Tq,2K+1) logit term of each clipped distance clamp(j−i, −K, K)
                     mask:torch.Tensor=None, # additive mask without gradient, e.g. key padding (B,1,1,Tk)
                     causal:bool=False, # key position k_off+j visible to query position q_off+i only if ≤
@@ -216,11 +228,13 @@ def fused_attention(q:torch.Tensor, k:torch.Tensor, v:torch.Tensor, # (B,H,Tq,d)
     if q.device.type != 'cpu': raise ValueError(f"fused_attention runs on the CPU flash kernel; got a tensor on {q.device}")
     tvec = getattr(bias, 'toeplitz', None) if bias is not None else None
     if tvec is not None: bias, tvec = None, tvec.to(q.dtype).contiguous()     # rows built per block from the vector
+    rw = getattr(bias, 'rowwise', None) if bias is not None else None
+    if rw is not None: bias = None                                         # rows built per block by `rw`, gradient to rw.theta
     elif bias is not None: bias = bias.to(q.dtype).contiguous()
     if rel is not None: rel = rel.to(q.dtype)
     if krel is not None: krel = krel.to(q.dtype)
-    return _FusedAttention.apply(q.contiguous(), k.contiguous(), v.contiguous(), bias, tvec, rel, krel, mask, causal,
-                                 k_off - q_off, K, need_w, chunk)
+    return _FusedAttention.apply(q.contiguous(), k.contiguous(), v.contiguous(), bias, tvec, rel, krel,
+                                 None if rw is None else rw.theta, mask, causal, k_off - q_off, K, need_w, chunk, rw)
 
 # %% ../nbs/00b_kernels.ipynb #9833a0c6
 _NATIVE_SRC = r'''
