@@ -6,7 +6,7 @@
 from __future__ import annotations
 from dataclasses import dataclass, field
 from pathlib import Path
-from .profiles import PROFILES, profiles_dir, get_profile, is_profile_file, load_profile, check_profile, skips_task, tomllib, _none
+from .profiles import PROFILES, read_toml, profiles_dir, get_profile, is_profile_file, load_profile, check_profile, skips_task, tomllib, _none
 from .tasks import TASK_KINDS
 from .kinds import KINDS
 
@@ -79,11 +79,7 @@ def load_ladder(name:str|Path, # a built-in ladder's name or a TOML file with `r
     "A ladder read from its TOML file and checked; each rung's parameters are merged over its base profile's recipe."
     path = ladders_dir()/f'{name}.toml' if isinstance(name, str) and name in ladder_names() else Path(name)
     def bad(msg): return ValueError(f"{path}: {msg}")
-    try: raw = tomllib.loads(path.read_text())
-    except FileNotFoundError: raise ValueError(f"{path}: no such ladder file. Built-in ladders: {', '.join(ladder_names()) or 'none'}") from None
-    except tomllib.TOMLDecodeError as e: raise bad(f"not valid TOML ({e})") from None
-    unknown = [k for k in raw if k not in LADDER_KEYS]
-    if unknown: raise bad(f"unknown key(s) {', '.join(map(repr, unknown))}. Valid keys: {', '.join(LADDER_KEYS)}")
+    raw = read_toml(path, LADDER_KEYS, f"no such ladder file. Built-in ladders: {', '.join(ladder_names()) or 'none'}")
     base_name = raw.get('base')
     if not isinstance(base_name, str): raise bad(f"'base' must name the profile whose recipes the rungs change, e.g. base = \"full\"")
     if base_name not in PROFILES and not is_profile_file(base_name):

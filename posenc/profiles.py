@@ -14,7 +14,7 @@ from .tasks import TASK_KINDS
 
 # %% auto #0
 __all__ = ['TASK_TEMPLATES', 'PROFILE_KEYS', 'PROFILES', 'templates_dir', 'template_path', 'task_available', 'profiles_dir',
-           'load_profile', 'is_profile_file', 'profile_name', 'get_profile', 'Job', 'plan', 'skips_task',
+           'read_toml', 'load_profile', 'is_profile_file', 'profile_name', 'get_profile', 'Job', 'plan', 'skips_task',
            'template_params', 'check_params', 'check_profile']
 
 # %% ../nbs/09b_profiles.ipynb #d0e8d948
@@ -84,16 +84,24 @@ def _none(v):
     return None if v == 'None' else [_none(x) for x in v] if isinstance(v, list) else v
 
 # %% ../nbs/09b_profiles.ipynb #bee9a293
+def read_toml(path:Path, # a profile's or a ladder's file
+              keys:tuple, # its valid top-level keys
+              missing:str, # what to say when there is no such file
+             ) -> dict:
+    "The TOML file at `path` as a dict; a missing file, invalid TOML or an unknown top-level key fail with the file named."
+    try: raw = tomllib.loads(Path(path).read_text())
+    except FileNotFoundError: raise ValueError(f"{path}: {missing}") from None
+    except tomllib.TOMLDecodeError as e: raise ValueError(f"{path}: not valid TOML ({e})") from None
+    unknown = [k for k in raw if k not in keys]
+    if unknown: raise ValueError(f"{path}: unknown key(s) {', '.join(map(repr, unknown))}. Valid keys: {', '.join(keys)}")
+    return raw
+
 def load_profile(path:str|Path, # a TOML file: description, pes, seeds, [common], [tasks.<task>]
                 ) -> dict:
     "A profile read from a TOML file, its structure checked; `[common]` is merged into every task (a task's own value wins)."
     path = Path(path)
     def bad(msg): return ValueError(f"{path}: {msg}")
-    try: raw = tomllib.loads(path.read_text())
-    except FileNotFoundError: raise ValueError(f"{path}: no such profile file") from None
-    except tomllib.TOMLDecodeError as e: raise bad(f"not valid TOML ({e})") from None
-    unknown = [k for k in raw if k not in PROFILE_KEYS]
-    if unknown: raise bad(f"unknown key(s) {', '.join(map(repr, unknown))}. Valid keys: {', '.join(PROFILE_KEYS)}")
+    raw = read_toml(path, PROFILE_KEYS, 'no such profile file')
     if not isinstance(raw.get('description', ''), str): raise bad("'description' must be a string")
     plugins = raw.get('plugins', [])
     if not (isinstance(plugins, list) and all(isinstance(p, str) for p in plugins)):
