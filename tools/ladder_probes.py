@@ -1,6 +1,7 @@
 """The probes of a ladder: every finished run of each rung with its headline measure, the task's trivial baseline,
 whether it passed the training check, and its wall time; per rung, the measured core-hours of one run and an estimate
-for the whole rung (mean wall time of its runs × runs planned, one thread a run).
+for the whole rung (mean wall time of its runs × runs planned, one thread a run). Settings tried for a rung before it was fixed lie in runs/<ladder>-probes/<variant>/ and are listed
+as (probe) rows.
 
     python tools/ladder_probes.py [LADDER]        (default: transfer)
 
@@ -20,19 +21,22 @@ def main(name='transfer'):
     print(f"| rung | run | {'headline':>10} | trivial baseline | passed | wall (min) |")
     print('|---|---|---|---|---|---|')
     est = []
-    for r in lad.select():
-        rs = select(load_runs(root/r.name)) if (root/r.name).is_dir() else []
+    variants = sorted(d for d in (project_root()/'runs'/f'{lad.name}-probes').glob('*') if d.is_dir())   # settings tried before a rung's
+    for name, d in [(r.name, root/r.name) for r in lad.select()] + [(f'(probe) {d.name}', d) for d in variants]:
+        rs = select(load_runs(d)) if d.is_dir() else []
         walls = [x['metrics']['wall_s'] for x in rs if isinstance(x['metrics'].get('wall_s'), (int, float))]
         for x in rs:
             k = get_kind(x['kind']); rule = k.trained
             v, b = metric_at(x, k.headline.measure), metric_at(x, 'baseline.' + rule.baseline)
             got = metric_at(x, rule.measure)
             ok = rule.passes(got, b if isinstance(b, (int, float)) else math.nan) if isinstance(got, (int, float)) else None
-            print(f"| {r.name} | {x['task']} / {x['pe']} / s{x['seed']} | {k.headline.what} {v:.3f} | "
+            extra = f"; at the training lengths {x['metrics']['acc_in_dist']:.3f}" if 'acc_in_dist' in x['metrics'] else ''
+            print(f"| {name} | {x['task']} / {x['pe']} / s{x['seed']} | {k.headline.what} {v:.3f}{extra} | "
                   f"{rule.baseline_name}: {b if not isinstance(b, float) else round(b, 3)} | {ok} | {x['metrics']['wall_s'] / 60:.1f} |")
-        n = len(r.pes) * len(r.seeds) * len(r.tasks)
+        if name.startswith('(probe)'): continue
+        r = lad[name]; n = len(r.pes) * len(r.seeds) * len(r.tasks)
         if walls: est.append((r.name, len(walls), n, np.mean(walls) / 3600 * n))
-        else: est.append((r.name, 0, n, None))
+        else: est.append((r.name, 0, n, None))   # no probe yet
     print('\n| rung | probes | runs planned | core-hours (estimate) |\n|---|---|---|---|')
     for rn, k, n, h in est: print(f"| {rn} | {k} | {n} | {'—' if h is None else f'{h:.1f}'} |")
 
