@@ -356,6 +356,10 @@ def _sliding_last(m):
     e = m.get('extrapolation') or {}
     return (e.get('sliding_loss') or [None])[-1]
 
+def _breakable(name:str) -> str:
+    "`name` with a zero-width space before a run of digits after letters (newstest|2014): a narrow table column may break it there."
+    return re.sub(r'(?<=[a-z])(?=[0-9])', '\u200b', name)
+
 def headline(runs:list[dict],
              part:str=None) -> tuple[list, list, int]: # 'translation' or 'other' (the rest): only those columns
     "Header, rows and the run count of the at-a-glance table: encodings × headline measures (mean ± the half-width of its 95% interval over seeds)."
@@ -372,7 +376,7 @@ def headline(runs:list[dict],
     if select(runs, task='shakespeare-mlm'):
         cols.append(('MLM bits/masked char ↓', per_pe('shakespeare-mlm', lambda m: m.get('val_bpt_masked')), False, 3)); ctasks.append(['shakespeare-mlm'])
     first_tr = len(cols)
-    copied = {}   # column index -> the copied source's score (translation)
+    copied = {}   # column index -> the copied source's score (translation); a set's name may break before its digits (newstest|2014) in a narrow column
     for t in tasks_of(runs, 'seq2seq'):
         rs = select(runs, task=t)
         for n in [None] + extra_test_sets(rs):   # the official sets, then a second test set scored on its own (held-out Tatoeba)
@@ -381,7 +385,7 @@ def headline(runs:list[dict],
                  (lambda m, k, n=n: ((((m.get('by_test_set') or {}).get(n) or {}).get('copy_source')) or {}).get(k))
             for k, name in (('bleu', 'BLEU'), ('chrf', 'chrF')):
                 copied[len(cols)] = np.mean(xs) if (xs := [x for r in rs if isinstance(x := cp(r['metrics'], k), (int, float))]) else None
-                cols.append((f"{t} {name}{'' if n is None else ', ' + n} ↑", per_pe(t, lambda m, k=k, at=at: at(m, k)), True, 2 if k == 'bleu' else 1)); ctasks.append([t])
+                cols.append((f"{t} {name}{'' if n is None else ', ' + _breakable(n)} ↑", per_pe(t, lambda m, k=k, at=at: at(m, k)), True, 2 if k == 'bleu' else 1)); ctasks.append([t])
     tr = range(first_tr, len(cols))   # the translation columns
     syn = _synthetic_cols(runs); cols += syn; ctasks += [synthetic_trained(runs) or tasks_of(runs, 'synthetic')] * len(syn)
     ns = SimpleNamespace(runs=runs, _checks={})   # what `trained` reads of a report's context
