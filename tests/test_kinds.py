@@ -2,7 +2,7 @@
 folder, plans in a profile and gets its section in the report."""
 import dataclasses
 import pytest
-from posenc import kinds, recipes, profiles, report, tasks
+from posenc import context, kinds, recipes, profiles, report, tasks
 from posenc.kinds import KINDS, TaskKind, register_kind, on_kind
 from posenc.results import load_runs
 
@@ -37,7 +37,7 @@ def test_a_kind_from_outside_runs_end_to_end(echo_kind, tmp_path):
     md = out['md'].read_text()
     assert 'The echo section of echo8.' in md                                   # its section, through its hook
     run, = load_runs(rd)
-    c = report.check_runs([run])
+    c = context.check_runs([run])
     assert c['criterion'] == 'accuracy ≥ 0.99 on the training lengths'          # its training check
 
 
