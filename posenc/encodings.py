@@ -180,7 +180,9 @@ _META = {torch.Tensor.shape.__get__, torch.Tensor.dtype.__get__, torch.Tensor.de
 
 class LazyBias(torch.Tensor):
     "A (1, H, Tq, Tk) bias kept in a compact form; any torch operation on it sees the full matrix (`dense`, differentiable)."
-    def dense(self): raise NotImplementedError
+    def dense(self):
+        "The full (1, H, Tq, Tk) matrix: each subclass (ToeplitzBias, RowwiseBias) writes its own."
+        raise TypeError(f"{type(self).__name__} is a LazyBias without its own dense(): define it to say how the compact form expands")
     @classmethod
     def __torch_function__(cls, func, types, args=(), kwargs=None):
         kwargs = kwargs or {}
