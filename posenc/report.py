@@ -8,7 +8,7 @@ import json, math, os, re
 from types import SimpleNamespace
 from pathlib import Path
 import numpy as np
-from .results import load_runs, select, tasks_of, by_pe, by_device, device_of, pe_rank, pe_order, mean_std, failure_cause, ci95
+from .results import load_runs, select, tasks_of, by_pe, by_device, device_of, pe_rank, pe_order, mean_std, failure_cause, ci95, pe_means
 from .kinds import KINDS, get_kind
 from .render import FORMATS, render
 from .context import num, pm, pmci, md_escape, md_table, ReportContext, _see, _first, _scalar_items, extra_test_sets, synthetic_trained, trained, sec_trained
@@ -20,8 +20,8 @@ from .conclusions import repeated_sentences   # also importable from here (the c
 
 # %% auto #0
 __all__ = ['SEC_WHY', 'SEC_ENCODINGS', 'DATA_NOTES', 'front_matter', 'scheme_paragraphs', 'sec_encodings', 'sec_setup',
-           'sec_speed', 'sec_runs', 'headline', 'headline_markdown', 'sec_glance', 'findings', 'pe_means_of',
-           'sec_findings', 'sec_scope', 'report_markdown', 'escape_stars', 'build_report']
+           'sec_speed', 'sec_runs', 'headline', 'headline_markdown', 'sec_glance', 'findings', 'sec_findings',
+           'sec_scope', 'report_markdown', 'escape_stars', 'build_report']
 
 # %% ../nbs/12c_report.ipynb #6413b9d5
 def _not_run(ctx:ReportContext) -> tuple|None:
@@ -466,7 +466,7 @@ def findings(ctx:ReportContext) -> list[str]:
     lm = select(ctx.runs, task='shakespeare')
     ex = _first(lm, 'metrics', 'extrapolation') or {}
     if ex.get('lengths'):
-        means = {pe: v for pe, v in pe_means_of(lm, _sliding_last).items() if math.isfinite(v)}
+        means = pe_means(by_pe(lm), lambda r: _sliding_last(r['metrics']))
         top = sorted(means, key=means.get)[:3]
         out.append(f"**Longer contexts than trained** (shakespeare, {ex['lengths'][-1]} characters after training on {ex.get('train_len')}): "
                    f"the lowest sliding-window loss is {', '.join(f'{pe} ({num(means[pe], 3)})' for pe in top)} (@sec-extrapolation); "
@@ -485,14 +485,6 @@ def _reads_beyond(runs:list[dict], pe:str) -> bool:
     "Whether the context beyond the training length lowers `pe`'s loss (`context_use`'s second measure, its 95% interval above 0)."
     xs = [c[1] for r in select(runs, pe=pe) if (c := context_use(r))]
     return len(xs) > 1 and mean_std(xs)[0] - ci95(xs) > 0
-
-def pe_means_of(runs:list[dict], get) -> dict:
-    "Each encoding's mean of `get(metrics)` over its finished runs (NaN where none has it)."
-    out = {}
-    for pe, rs in by_pe(runs).items():
-        xs = [v for r in rs if isinstance(v := get(r['metrics']), (int, float))]
-        out[pe] = float(np.mean(xs)) if xs else math.nan
-    return out
 
 def sec_findings(ctx:ReportContext) -> str:
     "The opening list of findings ('' without finished runs)."
