@@ -4,6 +4,7 @@ VENV    ?= .venv
 BIN     := $(VENV)/bin
 STAMP   := $(VENV)/.posenc-installed
 PROFILE ?= default
+PYTEST_N ?= 2   # pytest processes (pytest-xdist); the suite is sized for 2 cores
 
 .PHONY: smoke status setup run test nbtest pytest sync export clean-nbs readme report bench help lab
 
@@ -41,7 +42,7 @@ nbtest: $(STAMP)
 	$(BIN)/nbdev_test --n_workers 2 --timing
 
 pytest: $(STAMP)
-	$(BIN)/python -m pytest -q tests
+	$(BIN)/python -m pytest -q -n $(PYTEST_N) tests
 
 # JupyterLab on the notebooks (as root it needs --allow-root); extra options through LAB_OPTS, e.g. LAB_OPTS=--no-browser
 lab: $(STAMP)

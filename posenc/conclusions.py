@@ -7,12 +7,12 @@ from __future__ import annotations
 import collections, functools, math, re
 from .results import select, tasks_of, by_pe, pe_means, welch, mean_reciprocal_rank, metric_at
 from .kinds import KINDS, get_kind
-from .context import num, md_table, ReportContext, train_check, synthetic_trained, trained, judged, copy_checks
+from .context import num, md_table, ReportContext, train_check, synthetic_trained, trained, judged, copy_checks, clip_k
 from .sections import _bleu, _val_loss, SEEDS_AND_SENTENCES, boot_test, low_bleu_caveat
 
 # %% auto #0
 __all__ = ['PRESS_COMPARED', 'KAZEMNEJAD_MRR', 'KAZEMNEJAD_OTHERS', 'KAZEMNEJAD_SHORT', 'WMT_ORDER', 'fmt_p', 'judge', 'compare',
-           'retrieval_tasks', 'conclusion_vaswani', 'conclusion_press', 'synthetic_mrr', 'mrr_table',
+           'retrieval_tasks', 'conclusion_vaswani', 'clipped', 'conclusion_press', 'synthetic_mrr', 'mrr_table',
            'conclusion_kazemnejad', 'mrr_sentence', 'anchor_tasks', 'conclusion_rope', 'conclusion_haviv',
            'link_verdict', 'conclusion_wmt_order', 'conclusion_shaw', 'repeated_sentences', 'headline_of',
            'leading_group', 'chance_level', 'tests_text', 'shared_measure', 'separation_sentence', 'family_summary',
@@ -97,6 +97,11 @@ def _press_rival(order:list) -> tuple[str, str]:
     if theirs: return theirs[0], 'the best of those Press et al. compared it with (sinusoidal, RoPE, T5)'
     return next(pe for pe in order if pe != 'alibi'), 'the best other encoding'
 
+def clipped(ctx, task:str, pe:str) -> str:
+    "For a scheme that clips relative distances, ', its distances clipped at k = …' with the k of its runs on `task` ('' otherwise): a win beyond the training length holds at that k."
+    ks = sorted({k for r in select(ctx.runs, task=task, pe=pe) if (k := clip_k(r)) is not None})
+    return f", its relative distances clipped at k = {' and '.join(map(str, ks))} (no distance is new to it at test time)" if ks else ''
+
 def conclusion_press(ctx, tasks:list=None) -> list[str]:
     out = []
     for t in _in(tasks_of(ctx.runs, 'lm'), tasks):
@@ -115,7 +120,7 @@ def conclusion_press(ctx, tasks:list=None) -> list[str]:
                    f"rises by {num(means['alibi'], 3)} nats, rank {order.index('alibi') + 1} of {len(order)} (smallest rise first); "
                    f"{theirs}, {other}, rises by {num(means[other], 3)}. Rise of {other} − rise of ALiBi = {_cmp_text(c, 3)}. "
                    f"Press et al. (2022, Figure 1) found that ALiBi extrapolates to longer inputs better than the encodings they compared; this {judge(c['diff'], c['p'], 1)}."
-                   + (f" Of all {len(order)}, {order[0]} rises least ({num(means[order[0]], 3)})." if order[0] not in ('alibi', other) else ''))
+                   + (f" Of all {len(order)}, {order[0]} rises least ({num(means[order[0]], 3)}){clipped(ctx, t, order[0])}." if order[0] not in ('alibi', other) else ''))
     for t in _in(retrieval_tasks(ctx), tasks):
         g, acc = by_pe(select(ctx.runs, task=t)), (lambda r: r['metrics'].get('acc_ood'))
         if 'alibi' not in g: out.append(f'On {t} there is no finished ALiBi run, so retrieval beyond the training length cannot be set against Press et al. (2022).'); continue
@@ -128,7 +133,7 @@ def conclusion_press(ctx, tasks:list=None) -> list[str]:
         out.append(f"On {t}, the retrieval task, mean accuracy at the lengths beyond training is {num(means['alibi'], 3)} for ALiBi, "
                    f"rank {order.index('alibi') + 1} of {len(order)}, and {num(means[other], 3)} for {theirs}, {other}; "
                    f"ALiBi − {other} = {_cmp_text(c, 3)}. Against Press et al.'s (2022) finding, retrieval on {t} {judge(c['diff'], c['p'], 1)}."
-                   + (f" Of all {len(order)}, {order[0]} retrieves best ({num(means[order[0]], 3)})." if order[0] not in ('alibi', other) else ''))
+                   + (f" Of all {len(order)}, {order[0]} retrieves best ({num(means[order[0]], 3)}){clipped(ctx, t, order[0])}." if order[0] not in ('alibi', other) else ''))
     return out or _none_left(tasks, 'No language-model runs with extrapolation results, so the extrapolation claim of Press et al. (2022) is not examined.')
 
 # %% ../nbs/12b_conclusions.ipynb #b99190dd

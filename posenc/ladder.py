@@ -16,7 +16,7 @@ __all__ = ['LADDER_KEYS', 'REPORTS', 'RUNG_KEYS', 'ladders_dir', 'ladder_names',
 
 # %% ../nbs/09e_ladder.ipynb #74dd30ef
 LADDER_KEYS = ('description', 'base', 'pes', 'seeds', 'rungs', 'report')
-REPORTS = ('transfer',)   # the sections a ladder may ask for in its base profile's report
+REPORTS = ('transfer', 'controls')   # the sections a ladder may ask for in its base profile's report
 RUNG_KEYS = ('task', 'tasks', 'change', 'pes', 'seeds')   # the rest of a rung's table: template parameters
 
 def ladders_dir() -> Path:
@@ -63,7 +63,7 @@ class Rung:
 class Ladder:
     "A base profile and the rungs that each change one thing in its recipes."
     name:str; description:str; base:str; rungs:dict # name -> Rung
-    report:str = None # its section in the base profile's report: 'transfer' (does each rung keep the ranking?), None: none yet
+    report:str = None # its section in the base profile's report: 'transfer' (does each rung keep the ranking?), 'controls' (is a ranking about the encodings?), None: none
     def __getitem__(self, rung:str) -> Rung:
         if rung not in self.rungs: raise ValueError(f"ladder {self.name!r} has no rung {rung!r}. Its rungs: {', '.join(self.rungs)}")
         return self.rungs[rung]

@@ -46,9 +46,9 @@ def rung_runs(runs_dir:str|Path, ladder) -> dict[str, list[dict]]:
     root = ladder_root(runs_dir, ladder.name)
     return {r.name: load_runs(root/r.name) if (root/r.name).is_dir() else [] for r in ladder.select()}
 
-def ladders_of(runs_dir:str|Path) -> list:
-    "The built-in ladders whose base is the profile of `runs_dir` (its folder's name) and that ask for the transfer section."
-    return [l for n in ladder_names() if (l := load_ladder(n)).base == Path(runs_dir).name and l.report == 'transfer']
+def ladders_of(runs_dir:str|Path, report:str='transfer') -> list:
+    "The built-in ladders whose base is the profile of `runs_dir` (its folder's name) and that ask for the section `report`."
+    return [l for n in ladder_names() if (l := load_ladder(n)).base == Path(runs_dir).name and l.report == report]
 
 # %% ../nbs/12bb_ladder_report.ipynb #8caf1afd
 def transfer_rows(ctx:ReportContext, ladder, n_resamples:int=1000) -> list[dict]:

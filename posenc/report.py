@@ -11,17 +11,18 @@ import numpy as np
 from .results import load_runs, select, tasks_of, by_pe, by_device, device_of, pe_rank, pe_order, mean_std, failure_cause, ci95, pe_means
 from .kinds import KINDS, get_kind
 from .render import FORMATS, render
-from .context import num, pm, pmci, md_escape, md_table, ReportContext, _see, _first, _scalar_items, extra_test_sets, synthetic_trained, trained, sec_trained
+from .context import num, pm, pmci, md_escape, md_table, ReportContext, _see, _first, _scalar_items, extra_test_sets, synthetic_trained, trained, sec_trained, clip_k
 from .sections import sec_results, sec_extrapolation, sec_examples, context_use
 from .conclusions import sec_conclusions, task_families, leading_group, synthetic_mrr, withheld_sentence
 from .ladder_report import sec_transfer, ladders_of, rung_runs, transfer_rows, transfer_findings
+from .controls_report import sec_controls, control_findings
 from .context import trained_table   # also importable from here, beside `headline_markdown` (the README's tables)
 from .conclusions import repeated_sentences   # also importable from here (the committed report is checked with it)
 
 # %% auto #0
-__all__ = ['SEC_WHY', 'SEC_ENCODINGS', 'DATA_NOTES', 'front_matter', 'scheme_paragraphs', 'sec_encodings', 'sec_setup',
-           'sec_speed', 'sec_runs', 'headline', 'headline_markdown', 'sec_glance', 'findings', 'sec_findings',
-           'sec_scope', 'report_markdown', 'escape_stars', 'build_report']
+__all__ = ['SEC_WHY', 'SEC_ENCODINGS', 'DATA_NOTES', 'front_matter', 'scheme_paragraphs', 'clipping_note', 'sec_encodings',
+           'sec_setup', 'sec_speed', 'sec_runs', 'headline', 'headline_markdown', 'sec_glance', 'findings',
+           'sec_findings', 'sec_scope', 'report_markdown', 'escape_stars', 'build_report']
 
 # %% ../nbs/12c_report.ipynb #6413b9d5
 def _not_run(ctx:ReportContext) -> tuple|None:
@@ -72,6 +73,25 @@ def scheme_paragraphs() -> str:
     paras = [c.about or f"**{n}.** {(c.__doc__ or '').strip()}" for n, c in PE_REGISTRY.items()]
     return '\n\n'.join(dict.fromkeys(p.strip() for p in paras)) + '\n'   # schedules share theirs
 
+def clipping_note(ctx:ReportContext) -> str:
+    "What clipping the relative distance implies for the schemes that clip, with the k their runs used and the LM's training length ('' without such runs)."
+    from posenc.controls_report import control_of
+    ks = {}
+    for r in ctx.runs:
+        if (k := clip_k(r)) is not None: ks.setdefault(r['pe'], set()).add(k)
+    if not ks: return ''
+    kv = sorted(set().union(*ks.values()))
+    L = sorted({e['train_len'] for r in ctx.runs if r['kind'] == 'lm' and (e := r['metrics'].get('extrapolation') or {}).get('train_len')})
+    names = list(ks)
+    said = (f"**Clipping.** {', '.join(names[:-1]) + ' and ' + names[-1] if len(names) > 1 else names[0]} clip the relative distance at "
+            f"k = {' or '.join(map(str, kv))} in these runs" + (f", shorter than the {L[0]}-character windows the language models train on" if L and L[0] > max(kv) else '')
+            + ": every distance beyond k shares the edge representation, so at any test length these models meet no position "
+            "representation they did not train, and what their extrapolation measures is a model whose positions stop at k, not one "
+            "that generalises to distances it has not seen.")
+    if any(control_of(r) == 'clip' for lad in ladders_of(ctx.runs_dir, 'controls') for r in lad.select()):
+        said += " @sec-controls-clip re-runs them with k at the training length and beyond the longest test length."
+    return said + '\n'
+
 def sec_encodings(ctx:ReportContext) -> str:
     "The schemes with their formulas and the pictures of `posenc.figures`."
     figs = [('pe_tables', 'The sinusoidal table and a learnable table (rows: dimensions, columns: positions).'),
@@ -82,7 +102,7 @@ def sec_encodings(ctx:ReportContext) -> str:
             ('bias_matrices', 'ALiBi and T5 attention-logit biases, head by head.'),
             ('schemes', 'Every registered scheme on its own: the attention weights of one head when every token has the same '
                         'content, so that only positions shape them (log scale; learned parameters drawn at random).')]
-    return SEC_ENCODINGS + '\n' + scheme_paragraphs() + '\n' + '\n'.join(ctx.figure(n, c) for n, c in figs)
+    return SEC_ENCODINGS + '\n' + scheme_paragraphs() + '\n' + clipping_note(ctx) + '\n' + '\n'.join(ctx.figure(n, c) for n, c in figs)
 
 # %% ../nbs/12c_report.ipynb #d434bea0
 DATA_NOTES = {
@@ -445,7 +465,8 @@ def _leaders(ctx:ReportContext, tasks:list) -> str:
         qual = [f"{t} (@sec-res-{t}, " + (f"within noise of it: {', '.join(L['lead'][1:])})" if len(L['lead']) > 1 else
                                          'every other trained encoding significantly behind)' if not L['untested'] else 'some encodings untested)')
                 for t, L in tl]
-        said.append(f"{pe} on {', '.join(qual)}")
+        ks = sorted({k for r in select(ctx.runs, pe=pe) if (k := clip_k(r)) is not None})
+        said.append(f"{pe}" + (f" (relative distances clipped at k = {' and '.join(map(str, ks))})" if ks else '') + f" on {', '.join(qual)}")
     seeds = sorted({s for _, tl in by.items() for _, L in tl for s in L['seeds']})
     return '; '.join(said) + f" (by {tl[0][1]['what'] if by else ''}, {'–'.join(map(str, dict.fromkeys([seeds[0], seeds[-1]])))} seeds per encoding)" if said else ''
 
@@ -479,6 +500,11 @@ def findings(ctx:ReportContext) -> list[str]:
         out.append(f"**Beyond this setting** (@sec-transfer): " + (' '.join(fs) if fs else
                    f"the `{lad.name}` ladder has no rung with two seeds of every encoding yet, so none of the findings above is "
                    "known to hold at another model size, context or budget."))
+    for lad in ladders_of(ctx.runs_dir, 'controls'):
+        fs = control_findings(ctx, lad)
+        out.append(f"**Controls** (@sec-controls): " + (' '.join(fs) if fs else
+                   f"no question of the `{lad.name}` ladder (parameters matched, clipping distance, learning rate per encoding, data "
+                   "drawn from each seed) has two seeds a side yet, so none of the rankings above is known to survive them."))
     return out[:8]
 
 def _reads_beyond(runs:list[dict], pe:str) -> bool:
@@ -547,6 +573,12 @@ def sec_scope(ctx:ReportContext) -> str:
                    f"rung ({', '.join(r.name for r in lad.select())}) and asks whether the rankings above hold there; "
                    f"{n_in} of its {n_all} runs are in, and a rung gives a ranking only once every encoding it compares has "
                    f"two seeds. Until then every finding here holds at this one setting per task.")
+    for lad in ladders_of(ctx.runs_dir, 'controls'):   # what the controls add
+        runs = rung_runs(ctx.runs_dir, lad)
+        n_in, n_all = sum(len(v) for v in runs.values()), sum(len(r.pes) * len(r.seeds) * len(r.tasks) for r in lad.select())
+        out.append(f"- **Controls:** the `{lad.name}` ladder (@sec-controls) asks whether a ranking is about the encodings or about "
+                   f"what they change besides: parameters, clipping distance, the one learning rate, the one draw of synthetic data; "
+                   f"{n_in} of its {n_all} runs are in.")
     if not full:
         out.append(("- **Short budgets** favour the encodings that learn fastest; a ranking at this budget need not hold when "
                     "every model is trained to the end. " if short else "- ")
@@ -559,7 +591,7 @@ def sec_scope(ctx:ReportContext) -> str:
 def report_markdown(ctx:ReportContext) -> str:
     "The whole report as Quarto-compatible Markdown."
     parts = [front_matter(ctx), sec_findings(ctx), sec_glance(ctx), sec_scope(ctx), SEC_WHY, sec_encodings(ctx), sec_setup(ctx), sec_trained(ctx),
-             sec_results(ctx), sec_extrapolation(ctx), sec_speed(ctx), sec_examples(ctx), sec_conclusions(ctx), sec_transfer(ctx), sec_runs(ctx)]
+             sec_results(ctx), sec_extrapolation(ctx), sec_speed(ctx), sec_examples(ctx), sec_conclusions(ctx), sec_transfer(ctx), sec_controls(ctx), sec_runs(ctx)]
     return escape_stars('\n'.join(p.strip('\n') + '\n' for p in parts), {r['pe'] for r in ctx.runs})
 
 def escape_stars(md:str, names) -> str:

@@ -58,7 +58,7 @@ def test_jupyterlab_is_installed_and_make_lab_starts_it():
 
 
 MODULE_ORDER = ('io encodings kernels attention models data kinds tasks tokenize train distributed decode evaluate plugins recipes profiles ladder runs '
-                'engines sweep results testing transfer figures render context sections conclusions ladder_report report bench cli').split()
+                'engines sweep results testing transfer figures render context sections conclusions ladder_report controls_report report bench cli').split()
 
 def test_modules_import_only_earlier_ones():
     "The library reads one way: a module's top-level imports name only modules before it in the README's reading order."
