@@ -15,8 +15,8 @@ log = logging.getLogger('posenc.context')
 
 # %% auto #0
 __all__ = ['log', 'num', 'pmci', 'pm', 'md_escape', 'md_table', 'ReportContext', 'passes', 'check_runs', 'train_check',
-           'extra_test_sets', 'test_set_checks', 'synthetic_trained', 'trained', 'default_k', 'clip_k', 'copy_checks',
-           'judged', 'trained_table', 'sec_trained']
+           'extra_test_sets', 'test_set_checks', 'synthetic_trained', 'trained', 'copy_checks', 'judged',
+           'trained_table', 'sec_trained']
 
 # %% ../nbs/12_context.ipynb #924abd37
 def num(x, nd:int=2) -> str:
@@ -176,20 +176,6 @@ def trained(ctx:ReportContext, task:str, *pes) -> list[str]:
         oks = [c['ok'][pe] for c in cs if pe in c['ok']]
         return not oks or (False in oks and True not in oks)      # all None: baselines not recorded, compared as they are
     return [pe for pe in pes if bad(pe)]
-
-# %% ../nbs/12_context.ipynb #b0fa4ea1
-def default_k(pe:str) -> int|None:
-    "The distance at which an encoding clips relative positions when its options leave `k` out (None: it does not clip, or is not registered)."
-    import inspect
-    from posenc.encodings import get_pe, is_pe
-    if not is_pe(pe): return None
-    p = inspect.signature(get_pe(pe)).parameters.get('k')
-    return None if p is None or p.default is inspect.Parameter.empty else p.default
-
-def clip_k(run:dict) -> int|None:
-    "The distance at which a run's encoding clipped relative positions (None where it does not clip)."
-    k0 = default_k(run['pe'])
-    return None if k0 is None else (((run.get('config') or {}).get('model') or {}).get('pe_opts') or {}).get('k', k0)
 
 # %% ../nbs/12_context.ipynb #91fbba42
 def copy_checks(ctx:ReportContext, task:str) -> list[dict]:

@@ -7,7 +7,8 @@ from __future__ import annotations
 import dataclasses, inspect, math
 import numpy as np
 from .results import select, by_pe, welch, mean_std
-from .context import num, md_table, ReportContext, trained, default_k
+from .context import num, md_table, ReportContext, trained
+from .results import default_k
 from .transfer import rank_agreement, scores_of, MIN_SEEDS, TooFewRuns, NoRanking
 from .ladder_report import measures, rung_runs, ladders_of, transfer_rows, transfer_md, transfer_findings
 
@@ -266,7 +267,10 @@ def sec_controls(ctx:ReportContext) -> str:
             rows = matched_rows(ctx, lad); part('Parameters matched', 'params', kinds['params'], matched_md(rows), matched_findings(rows))
         if kinds['clip']:
             rows = clip_rows(ctx, lad)
-            part('Clipping distance', 'clip', kinds['clip'], clip_md(rows), clip_findings(rows) + [
+            fig = '\n' + ctx.figure('clipping', 'Each clipped scheme against the distance k at which it clips (mean ± sd over seeds; the base '
+                                    "profile's k and each clipping rung's); dashed: the best encoding of the base that clips nothing and passed "
+                                    'its training check.') if ctx.has_figure('clipping') else ''
+            part('Clipping distance', 'clip', kinds['clip'], clip_md(rows) + fig, clip_findings(rows) + [
                 "Beyond k every distance shares one representation, so a scheme clipped below its training length has seen, in "
                 "training, every representation it meets at any test length: its extrapolation is that of a model whose "
                 "positions stop at k."])

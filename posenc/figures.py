@@ -23,7 +23,8 @@ __all__ = ['log', 'PE_COLORS', 'PE_MARKERS', 'UPRIGHT_BEYOND', 'ATTN_KINDS', 'FI
            'pe_palette', 'pe_params', 'trained_param', 'trained_positions', 'fig_pe_tables', 'fig_clock_hands',
            'fig_dot_distance', 'mds2', 'fig_mds', 'fig_rope_distance', 'fig_bias_matrices', 'scheme_attention',
            'fig_schemes', 'fig_loss_curves', 'fig_translation', 'fig_lm', 'fig_synthetic', 'fig_passkey',
-           'fig_extrapolation', 'fig_speed_params', 'fig_transfer', 'read_attention', 'fig_attention', 'draw_all']
+           'fig_extrapolation', 'fig_speed_params', 'fig_transfer', 'fig_clipping', 'read_attention', 'fig_attention',
+           'draw_all']
 
 # %% ../nbs/11_figures.ipynb #5dfac7c8
 log = logging.getLogger('posenc.figures')
@@ -519,6 +520,51 @@ def fig_transfer(runs:list[dict]):
     axs[-1].legend(fontsize=6, loc='center left', bbox_to_anchor=(1.0, 0.5))
     return fig
 
+# %% ../nbs/11_figures.ipynb #41a49def
+def _at_factor(r:dict, f:int):
+    "A run's sliding-window loss at `f` × its training length (None where not scored)."
+    e = r['metrics'].get('extrapolation') or {}
+    L, ls, s = e.get('train_len'), e.get('lengths') or [], e.get('sliding_loss') or []
+    return s[ls.index(f * L)] if L and f * L in ls and len(s) == len(ls) else None
+
+def fig_clipping(runs:list[dict]):
+    "Each clipped scheme's score against the distance k at which it clips (the base's k and each clipping rung's of a controls ladder), one panel per task; dashed: the best encoding of the base that clips nothing and passed its training check."
+    from posenc.ladder import ladder_names, load_ladder
+    from posenc.results import clip_k
+    if not runs: raise NoData('no finished run')
+    runs_dir, pts = Path(runs[0]['dir']).parent, {}
+    for lad in [l for n in ladder_names() if (l := load_ladder(n)).base == runs_dir.name and l.report == 'controls']:
+        for r in lad.select():
+            d = runs_dir.parent/lad.name/r.name
+            if 'k' not in (r.params.get('pe_opts') or {}) or not d.is_dir(): continue
+            for x in select(load_runs(d)):
+                if x['task'] in r.tasks and x['pe'] in r.pes: pts.setdefault(x['task'], {}).setdefault(x['pe'], []).append(x)
+    if not pts: raise NoData('no clipping rung of a controls ladder has finished runs yet')
+    fig = _fig(0.8 + 2.9 * len(pts), 3.0); axs = fig.subplots(1, len(pts), squeeze=False)[0]
+    for ax, (t, by) in zip(axs, sorted(pts.items(), key=lambda x: task_rank(x[0]))):
+        base = select(runs, task=t); kind = get_kind((base or next(iter(by.values())))[0]['kind'])
+        get, what, hi = ((lambda r: _at_factor(r, 4)), 'loss at 4× the training length', False) if kind.name == 'lm' else \
+                        ((lambda r: metric_at(r, kind.headline.measure)), kind.headline.what, kind.headline.higher)
+        for pe in sorted(by, key=pe_rank):
+            ks = {}
+            for r in by[pe] + select(base, pe=pe):
+                if isinstance(v := get(r), (int, float)): ks.setdefault(clip_k(r), []).append(v)
+            xs = sorted(ks); st = [mean_std(ks[k]) for k in xs]
+            ax.errorbar(xs, [m for m, _, _ in st], yerr=[s for _, s, _ in st], marker=pe_marker(pe), color=pe_color(pe), ms=4, lw=1.2, capsize=2, label=pe)
+        rule, ok = kind.trained, {}
+        for pe, rs in by_pe(base).items():
+            if pe in by or clip_k(rs[0]) is not None: continue
+            val = [v for r in rs if isinstance(v := get(r), (int, float))]
+            m, b = (mean_std([metric_at(r, key) for r in rs])[0] for key in (rule.measure, 'baseline.' + rule.baseline))
+            if val and rule.passes(m, b) is not False: ok[pe] = float(np.mean(val))
+        if ok:
+            best = (max if hi else min)(ok, key=ok.get)
+            ax.axhline(ok[best], ls='--', lw=1, color=pe_color(best), label=f'{best} (clips nothing)')
+        ax.set_xscale('log', base=2); ax.set_xlabel('clipping distance k', fontsize=7); ax.set_ylabel(what, fontsize=7)
+        ax.set_title(t, fontsize=8); ax.tick_params(labelsize=7)
+    axs[-1].legend(fontsize=6, loc='center left', bbox_to_anchor=(1.0, 0.5))
+    return fig
+
 # %% ../nbs/11_figures.ipynb #73864193
 ATTN_KINDS = (('encoder_self', 'encoder self'), ('decoder_self', 'decoder self'), ('cross', 'cross'))
 
@@ -568,7 +614,7 @@ FIGURES = {
     'pe_tables': fig_pe_tables, 'clock_hands': fig_clock_hands, 'dot_distance': fig_dot_distance, 'mds': fig_mds,
     'rope_distance': fig_rope_distance, 'bias_matrices': fig_bias_matrices, 'schemes': fig_schemes, 'loss_curves': fig_loss_curves,
     'translation': fig_translation, 'lm': fig_lm, 'synthetic': fig_synthetic, 'passkey': fig_passkey, 'extrapolation': fig_extrapolation,
-    'speed_params': fig_speed_params, 'attention': fig_attention, 'transfer': fig_transfer}
+    'speed_params': fig_speed_params, 'attention': fig_attention, 'transfer': fig_transfer, 'clipping': fig_clipping}
 
 def draw_all(runs_dir:str|Path, # runs/<profile> (or runs/)
              out_dir:str|Path, # figures/<profile>

@@ -12,9 +12,9 @@ from .tasks import TASK_KINDS
 # %% auto #0
 __all__ = ['RUN_FILES', 'TIDY_COLUMNS', 'TIME_TARGETS', 'MEM_TARGETS', 'NoData', 'read_run', 'failure_cause', 'pe_order',
            'pe_rank', 'run_dirs', 'load_runs', 'select', 'task_rank', 'tasks_of', 'by_pe', 'device_of', 'by_device',
-           'mean_std', 'ci95', 'ci95_interval', 'pe_means', 'best_pe', 'metric_at', 'tidy', 'tidy_log',
-           'sentence_stats', 'score_from_stats', 'bootstrap_scores', 't_pvalue', 'welch', 'boot_p', 'pe_category',
-           'bench_targets', 'targets_table', 'mean_reciprocal_rank']
+           'mean_std', 'ci95', 'ci95_interval', 'pe_means', 'best_pe', 'metric_at', 'tidy', 'tidy_log', 'default_k',
+           'clip_k', 'sentence_stats', 'score_from_stats', 'bootstrap_scores', 't_pvalue', 'welch', 'boot_p',
+           'pe_category', 'bench_targets', 'targets_table', 'mean_reciprocal_rank']
 
 # %% ../nbs/10b_results.ipynb #761c6c10
 class NoData(Exception):
@@ -226,6 +226,20 @@ def tidy_log(runs:list[dict], # loaded runs (failed ones have logs too)
     rows = [{**{k: r.get(k) for k in TIDY_COLUMNS[:6]}, 'step': rec['step'], **{k: rec.get(k) for k in keys}}
             for r in runs for rec in r['log'] if rec.get('step') is not None and any(_num(rec.get(k)) for k in keys)]
     return pd.DataFrame(rows, columns=TIDY_COLUMNS[:6] + ['step', *keys]).astype({k: float for k in keys})
+
+# %% ../nbs/10b_results.ipynb #c38ad53c
+def default_k(pe:str) -> int|None:
+    "The distance at which an encoding clips relative positions when its options leave `k` out (None: it does not clip, or is not registered)."
+    import inspect
+    from posenc.encodings import get_pe, is_pe
+    if not is_pe(pe): return None
+    p = inspect.signature(get_pe(pe)).parameters.get('k')
+    return None if p is None or p.default is inspect.Parameter.empty else p.default
+
+def clip_k(run:dict) -> int|None:
+    "The distance at which a run's encoding clipped relative positions (None where it does not clip)."
+    k0 = default_k(run['pe'])
+    return None if k0 is None else (((run.get('config') or {}).get('model') or {}).get('pe_opts') or {}).get('k', k0)
 
 # %% ../nbs/10b_results.ipynb #cb1ddbde
 def _metric(name:str):

@@ -16,12 +16,13 @@ def full(tmp_path_factory):
 
 def test_draw_all_complete(full):
     files = draw_all(full/'runs'/'smoke', full/'figs')
-    # every figure but the transfer ladder's bump chart, which needs a ladder's runs beside the profile's (nbs/11_figures)
-    assert {f.name for f in files} == {f'{n}.{e}' for n in FIGURES if n != 'transfer' for e in ('png', 'svg')}
+    # every figure but the ladders' (the transfer bump chart, the clipping chart), which need a ladder's runs beside the profile's (nbs/11_figures)
+    ladders = ('transfer', 'clipping')
+    assert {f.name for f in files} == {f'{n}.{e}' for n in FIGURES if n not in ladders for e in ('png', 'svg')}
     assert all(f.stat().st_size > 1000 for f in files)
     idx = json.loads((full/'figs'/'figures.json').read_text())
-    assert idx['runs'] == 5 * 3 * 2 and all('file' in v for k, v in idx['figures'].items() if k != 'transfer')
-    assert 'no rung of a ladder' in idx['figures']['transfer']['skipped']
+    assert idx['runs'] == 5 * 3 * 2 and all('file' in v for k, v in idx['figures'].items() if k not in ladders)
+    assert 'no rung of a ladder' in idx['figures']['transfer']['skipped'] and 'no clipping rung' in idx['figures']['clipping']['skipped']
 
 def test_partial_sweep_skips_with_reasons(tmp_path):
     runs = tmp_path/'runs'/'full'
