@@ -520,7 +520,7 @@ def fig_transfer(runs:list[dict]):
     axs[-1].legend(fontsize=6, loc='center left', bbox_to_anchor=(1.0, 0.5))
     return fig
 
-# %% ../nbs/11_figures.ipynb #41a49def
+# %% ../nbs/11_figures.ipynb #ce074b2e
 def _at_factor(r:dict, f:int):
     "A run's sliding-window loss at `f` × its training length (None where not scored)."
     e = r['metrics'].get('extrapolation') or {}
@@ -626,6 +626,7 @@ def draw_all(runs_dir:str|Path, # runs/<profile> (or runs/)
     out.mkdir(parents=True, exist_ok=True)
     index, files = {}, []
     for name in names or FIGURES:
+        random.seed(0); np.random.seed(0); torch.manual_seed(0)   # jitter and random draws: each figure the same on every redraw
         try: fig = FIGURES[name](runs)
         except NoData as e:
             log.info(f'figure {name}: skipped, {e}'); index[name] = dict(skipped=str(e)); continue

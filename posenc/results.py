@@ -227,7 +227,7 @@ def tidy_log(runs:list[dict], # loaded runs (failed ones have logs too)
             for r in runs for rec in r['log'] if rec.get('step') is not None and any(_num(rec.get(k)) for k in keys)]
     return pd.DataFrame(rows, columns=TIDY_COLUMNS[:6] + ['step', *keys]).astype({k: float for k in keys})
 
-# %% ../nbs/10b_results.ipynb #c38ad53c
+# %% ../nbs/10b_results.ipynb #ad3c26f0
 def default_k(pe:str) -> int|None:
     "The distance at which an encoding clips relative positions when its options leave `k` out (None: it does not clip, or is not registered)."
     import inspect

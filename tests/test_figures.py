@@ -51,3 +51,10 @@ def test_trained_table_from_checkpoint(tmp_path):
     assert rid.endswith('shakespeare__learnable__s0')
     np.testing.assert_allclose(tab, m.dec.pe.table.detach().numpy())
     assert 'trained' in fig_pe_tables([read_run(d)]).axes[1].get_title()
+
+def test_redraw_is_the_same_file(full, tmp_path):
+    "Figures with random parts (the jitter of a strip plot, randomly drawn learned tables) are the same files on every redraw."
+    names = ['lm', 'schemes']
+    a, b = (draw_all(full/'runs'/'smoke', tmp_path/d, names=names) for d in 'ab')
+    assert [f.name for f in a] == [f.name for f in b] and len(a) == 2 * len(names)
+    for x, y in zip(a, b): assert x.read_bytes() == y.read_bytes(), x.name
