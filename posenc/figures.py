@@ -545,11 +545,12 @@ def fig_clipping(runs:list[dict]):
         base = select(runs, task=t); kind = get_kind((base or next(iter(by.values())))[0]['kind'])
         get, what, hi = ((lambda r: _at_factor(r, 4)), 'loss at 4× the training length', False) if kind.name == 'lm' else \
                         ((lambda r: metric_at(r, kind.headline.measure)), kind.headline.what, kind.headline.higher)
+        shown = set()
         for pe in sorted(by, key=pe_rank):
             ks = {}
             for r in by[pe] + select(base, pe=pe):
                 if isinstance(v := get(r), (int, float)): ks.setdefault(clip_k(r), []).append(v)
-            xs = sorted(ks); st = [mean_std(ks[k]) for k in xs]
+            xs = sorted(ks); st = [mean_std(ks[k]) for k in xs]; shown.update(xs)
             ax.errorbar(xs, [m for m, _, _ in st], yerr=[s for _, s, _ in st], marker=pe_marker(pe), color=pe_color(pe), ms=4, lw=1.2, capsize=2, label=pe)
         rule, ok = kind.trained, {}
         for pe, rs in by_pe(base).items():
@@ -560,7 +561,7 @@ def fig_clipping(runs:list[dict]):
         if ok:
             best = (max if hi else min)(ok, key=ok.get)
             ax.axhline(ok[best], ls='--', lw=1, color=pe_color(best), label=f'{best} (clips nothing)')
-        ax.set_xscale('log', base=2); ax.set_xlabel('clipping distance k', fontsize=7); ax.set_ylabel(what, fontsize=7)
+        ax.set_xscale('log'); ax.set_xticks(sorted(shown), [str(k) for k in sorted(shown)]); ax.minorticks_off(); ax.set_xlabel('clipping distance k', fontsize=7); ax.set_ylabel(what, fontsize=7)
         ax.set_title(t, fontsize=8); ax.tick_params(labelsize=7)
     axs[-1].legend(fontsize=6, loc='center left', bbox_to_anchor=(1.0, 0.5))
     return fig
