@@ -237,14 +237,27 @@ def change_findings(rows:list[dict]) -> list[str]:
 
 # %% ../nbs/12bc_controls_report.ipynb #7d014fe9
 def control_findings(ctx:ReportContext, ladder) -> list[str]:
-    "The findings of every question that has numbers at a rung (for the report's opening list): matched gains, k, learning rate, data seeds, single changes."
-    kinds = {control_of(r) for r in ladder.select()}
-    clip = [x for x in clip_rows(ctx, ladder) if any(c['where'] != ladder.base and verdict(c['vs']) != 'untested' for c in x['cells'])]
+    "A digest of every question that has numbers at a rung, for the report's opening list (its sentences are the section's, shortened)."
+    out, kinds = [], {control_of(r) for r in ladder.select()}
+    if 'params' in kinds:
+        for x in matched_rows(ctx, ladder):
+            if 'scheme' in x and math.isfinite(x['matched']['se']):
+                out.append(f"{x['scheme']} − {x['baseline']} widened to its parameters on {x['task']}: {gain_txt(x['matched'])}")
+    for x in clip_rows(ctx, ladder):
+        cells = [c for c in x['cells'] if verdict(c['vs']) != 'untested']
+        if x['rival'] and any(c['where'] != ladder.base for c in cells):
+            out.append(f"{x['scheme']} on {x['task']} against {x['rival']}: " + ', '.join(f"{verdict(c['vs'])} at k = {c['k']}" for c in cells))
+    if 'lr' in kinds:
+        out += [f"on {x['task']}, τ between the rankings at the recipe's rate and at each encoding's best = {num(x['tau'], 2)} "
+                f"[{num(x['low'], 2)}, {num(x['high'], 2)}]" for x in lr_rows(ctx, ladder, ctx.n_boot) if 'tau' in x]
     data = dataclasses.replace(ladder, rungs={r.name: r for r in ladder.select() if control_of(r) == 'data'})
-    return ((matched_findings(matched_rows(ctx, ladder)) if 'params' in kinds else []) + clip_findings(clip)
-            + (lr_findings(lr_rows(ctx, ladder, ctx.n_boot)) if 'lr' in kinds else [])
-            + (transfer_findings(transfer_rows(ctx, data, ctx.n_boot)) if data.rungs else [])
-            + (change_findings(change_rows(ctx, ladder)) if 'single' in kinds else []))
+    if data.rungs:
+        out += [f"on {x['task']} with data drawn from each seed, τ against the shared draw = {num(x['tau'], 2)} [{num(x['low'], 2)}, {num(x['high'], 2)}]"
+                for x in transfer_rows(ctx, data, ctx.n_boot) if isinstance(x.get('tau'), float) and math.isfinite(x['tau'])]
+    if 'single' in kinds:
+        out += [f"{x['pe']} at {x['rung']} on {x['task']}: {gain_txt(x['gain'])}" for x in change_rows(ctx, ladder)
+                if x['gain'] is not None and x['measure'] == measures(select(ctx.runs, task=x['task']) or [{'kind': 'lm'}])[0][0]]
+    return out
 
 def sec_controls(ctx:ReportContext) -> str:
     "The report's section 'Are the rankings about the encodings?' for each controls ladder whose base is this profile ('' when none)."
