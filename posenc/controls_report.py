@@ -246,7 +246,10 @@ def control_findings(ctx:ReportContext, ladder) -> list[str]:
     for x in clip_rows(ctx, ladder):
         cells = [c for c in x['cells'] if verdict(c['vs']) != 'untested']
         if x['rival'] and any(c['where'] != ladder.base for c in cells):
-            out.append(f"{x['scheme']} on {x['task']} against {x['rival']}: " + ', '.join(f"{verdict(c['vs'])} at k = {c['k']}" for c in cells))
+            vs = {verdict(c['vs']) for c in cells}
+            out.append(f"{x['scheme']} on {x['task']}: " + ', '.join(f"{num(mean_std(c['scores'])[0], 3)} at k = {c['k']}" for c in cells)
+                       + f" ({x['rival']}, the best that clips nothing, {num(x['rival_mean'], 3)}: "
+                       + (f"{vs.pop()} at each k)" if len(vs) == 1 else ', '.join(f"{verdict(c['vs'])} at k = {c['k']}" for c in cells) + ')'))
     if 'lr' in kinds:
         out += [f"on {x['task']}, τ between the rankings at the recipe's rate and at each encoding's best = {num(x['tau'], 2)} "
                 f"[{num(x['low'], 2)}, {num(x['high'], 2)}]" for x in lr_rows(ctx, ladder, ctx.n_boot) if 'tau' in x]
