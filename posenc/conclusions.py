@@ -5,10 +5,9 @@
 # %% ../nbs/12b_conclusions.ipynb #d4cd2046
 from __future__ import annotations
 import collections, functools, math, re
-from .results import select, tasks_of, by_pe, pe_means, welch, mean_reciprocal_rank, metric_at
+from .results import select, tasks_of, by_pe, pe_means, welch, mean_reciprocal_rank, metric_at, clip_k
 from .kinds import KINDS, get_kind
 from .context import num, md_table, ReportContext, train_check, synthetic_trained, trained, judged, copy_checks
-from .results import clip_k
 from .sections import _bleu, _val_loss, SEEDS_AND_SENTENCES, boot_test, low_bleu_caveat
 
 # %% auto #0

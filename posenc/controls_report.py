@@ -258,8 +258,9 @@ def control_findings(ctx:ReportContext, ladder) -> list[str]:
         out += [f"on {x['task']} with data drawn from each seed, τ against the shared draw = {num(x['tau'], 2)} [{num(x['low'], 2)}, {num(x['high'], 2)}]"
                 for x in transfer_rows(ctx, data, ctx.n_boot) if isinstance(x.get('tau'), float) and math.isfinite(x['tau'])]
     if 'single' in kinds:
+        first = {}   # each rung and task's first measure (the headline: `measures` lists it first)
         out += [f"{x['pe']} at {x['rung']} on {x['task']}: {gain_txt(x['gain'])}" for x in change_rows(ctx, ladder)
-                if x['gain'] is not None and x['measure'] == measures(select(ctx.runs, task=x['task']) or [{'kind': 'lm'}])[0][0]]
+                if first.setdefault((x['rung'], x['task']), x['measure']) == x['measure'] and x['gain'] is not None]
     return out
 
 def sec_controls(ctx:ReportContext) -> str:

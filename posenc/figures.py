@@ -521,16 +521,10 @@ def fig_transfer(runs:list[dict]):
     return fig
 
 # %% ../nbs/11_figures.ipynb #ce074b2e
-def _at_factor(r:dict, f:int):
-    "A run's sliding-window loss at `f` × its training length (None where not scored)."
-    e = r['metrics'].get('extrapolation') or {}
-    L, ls, s = e.get('train_len'), e.get('lengths') or [], e.get('sliding_loss') or []
-    return s[ls.index(f * L)] if L and f * L in ls and len(s) == len(ls) else None
-
 def fig_clipping(runs:list[dict]):
     "Each clipped scheme's score against the distance k at which it clips (the base's k and each clipping rung's of a controls ladder), one panel per task; dashed: the best encoding of the base that clips nothing and passed its training check."
     from posenc.ladder import ladder_names, load_ladder
-    from posenc.results import clip_k
+    from posenc.results import clip_k, sliding_at
     if not runs: raise NoData('no finished run')
     runs_dir, pts = Path(runs[0]['dir']).parent, {}
     for lad in [l for n in ladder_names() if (l := load_ladder(n)).base == runs_dir.name and l.report == 'controls']:
@@ -543,7 +537,7 @@ def fig_clipping(runs:list[dict]):
     fig = _fig(0.8 + 2.9 * len(pts), 3.0); axs = fig.subplots(1, len(pts), squeeze=False)[0]
     for ax, (t, by) in zip(axs, sorted(pts.items(), key=lambda x: task_rank(x[0]))):
         base = select(runs, task=t); kind = get_kind((base or next(iter(by.values())))[0]['kind'])
-        get, what, hi = ((lambda r: _at_factor(r, 4)), 'loss at 4× the training length', False) if kind.name == 'lm' else \
+        get, what, hi = ((lambda r: sliding_at(r, 4)), 'loss at 4× the training length', False) if kind.name == 'lm' else \
                         ((lambda r: metric_at(r, kind.headline.measure)), kind.headline.what, kind.headline.higher)
         shown = set()
         for pe in sorted(by, key=pe_rank):

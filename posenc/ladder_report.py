@@ -7,7 +7,7 @@ from __future__ import annotations
 import math
 from pathlib import Path
 import numpy as np
-from .results import load_runs, select, by_pe, welch, metric_at, pe_rank, tasks_of
+from .results import load_runs, select, by_pe, welch, metric_at, pe_rank, tasks_of, sliding_at
 from .kinds import get_kind
 from .context import num, md_table, md_escape, ReportContext
 from .ladder import load_ladder, ladder_names
@@ -20,11 +20,7 @@ __all__ = ['extrap_at', 'measures', 'ladder_root', 'rung_runs', 'ladders_of', 't
 # %% ../nbs/12bb_ladder_report.ipynb #648ae663
 def extrap_at(factor:int):
     "A run's sliding-window validation loss at `factor` × its training length (None where that length was not scored)."
-    def get(r):
-        e = r['metrics'].get('extrapolation') or {}
-        L, ls, s = e.get('train_len'), e.get('lengths') or [], e.get('sliding_loss') or []
-        return s[ls.index(factor * L)] if L and factor * L in ls and len(s) == len(ls) else None
-    return get
+    return lambda r: sliding_at(r, factor)
 
 def measures(runs:list[dict]) -> list[tuple]:
     "(name, getter, higher is better) of each measure the ladder compares for the runs of one task."

@@ -8,11 +8,10 @@ import json, math, os, re
 from types import SimpleNamespace
 from pathlib import Path
 import numpy as np
-from .results import load_runs, select, tasks_of, by_pe, by_device, device_of, pe_rank, pe_order, mean_std, failure_cause, ci95, pe_means
+from .results import load_runs, select, tasks_of, by_pe, by_device, device_of, pe_rank, pe_order, mean_std, failure_cause, ci95, pe_means, clip_k
 from .kinds import KINDS, get_kind
 from .render import FORMATS, render
 from .context import num, pm, pmci, md_escape, md_table, ReportContext, _see, _first, _scalar_items, extra_test_sets, synthetic_trained, trained, sec_trained
-from .results import clip_k
 from .sections import sec_results, sec_extrapolation, sec_examples, context_use
 from .conclusions import sec_conclusions, task_families, leading_group, synthetic_mrr, withheld_sentence
 from .ladder_report import sec_transfer, ladders_of, rung_runs, transfer_rows, transfer_findings

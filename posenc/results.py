@@ -13,8 +13,8 @@ from .tasks import TASK_KINDS
 __all__ = ['RUN_FILES', 'TIDY_COLUMNS', 'TIME_TARGETS', 'MEM_TARGETS', 'NoData', 'read_run', 'failure_cause', 'pe_order',
            'pe_rank', 'run_dirs', 'load_runs', 'select', 'task_rank', 'tasks_of', 'by_pe', 'device_of', 'by_device',
            'mean_std', 'ci95', 'ci95_interval', 'pe_means', 'best_pe', 'metric_at', 'tidy', 'tidy_log', 'default_k',
-           'clip_k', 'sentence_stats', 'score_from_stats', 'bootstrap_scores', 't_pvalue', 'welch', 'boot_p',
-           'pe_category', 'bench_targets', 'targets_table', 'mean_reciprocal_rank']
+           'clip_k', 'sliding_at', 'sentence_stats', 'score_from_stats', 'bootstrap_scores', 't_pvalue', 'welch',
+           'boot_p', 'pe_category', 'bench_targets', 'targets_table', 'mean_reciprocal_rank']
 
 # %% ../nbs/10b_results.ipynb #761c6c10
 class NoData(Exception):
@@ -240,6 +240,12 @@ def clip_k(run:dict) -> int|None:
     "The distance at which a run's encoding clipped relative positions (None where it does not clip)."
     k0 = default_k(run['pe'])
     return None if k0 is None else (((run.get('config') or {}).get('model') or {}).get('pe_opts') or {}).get('k', k0)
+
+def sliding_at(run:dict, factor:int) -> float|None:
+    "A language model run's sliding-window validation loss at `factor` × its training length (None where that length was not scored)."
+    e = run['metrics'].get('extrapolation') or {}
+    L, ls, s = e.get('train_len'), e.get('lengths') or [], e.get('sliding_loss') or []
+    return s[ls.index(factor * L)] if L and factor * L in ls and len(s) == len(ls) else None
 
 # %% ../nbs/10b_results.ipynb #cb1ddbde
 def _metric(name:str):
