@@ -1,0 +1,87 @@
+"""Train a ladder rung's runs on one GPU, many side by side, without Jupyter: for a lent GPU machine whose Python has
+torch but not papermill or a Jupyter kernel.
+
+    PYTHONPATH=. python tools/gpu_rung.py transfer mt-budget4x --workers 8 --deadline 480 --out runs/transfer
+
+Each run is the job `posenc sweep --profile transfer --rungs mt-budget4x` plans (same name, recipe, seed and profile
+tag), trained in its own process by `posenc train --distributed`'s in-process path (`run_experiment`, one process,
+one thread) into `<out>/<rung>/.partial/<run>`, and moved to `<out>/<rung>/<run>` when its metrics.json is written, as
+the sweep publishes a run. Runs start in the sweep's order (seed by seed), `--workers` at a time; at `--deadline`
+seconds every unfinished run is stopped and left in `.partial/` (it resumes from its checkpoint, if any, under
+`posenc sweep`). Finished runs are never touched again. Prints one line per run and a summary table last.
+"""
+import argparse, json, os, shutil, subprocess, sys, time
+from pathlib import Path
+
+def plan(ladder:str, rung:str, pes=None, seeds=None, sets=None):
+    from posenc import sweep as sw
+    from posenc.ladder import load_ladder, check_ladder
+    r = check_ladder(load_ladder(ladder), [rung])[rung]
+    prof = r.profile()
+    if sets: prof['tasks'] = {t: {**p, **sets} for t, p in prof['tasks'].items()}
+    jobs = sw.plan(prof)
+    return [j for j in jobs if (not pes or j.pe in pes) and (seeds is None or j.seed in seeds)]
+
+def child(job_json:str, stage:str):
+    "In a worker process: one run, as `posenc train --distributed` trains it."
+    from posenc import sweep as sw
+    from posenc.cli import _train_distributed
+    from posenc.recipes import recipe_params
+    job = sw.Job(**json.loads(job_json))
+    params = {k: v for k, v in job.params.items() if k in recipe_params(job.task)} | {'threads': 1}
+    return _train_distributed(job, Path(stage), params, restart=False, backend=None, download=False, dry_run=False)
+
+def main(argv=None):
+    ap = argparse.ArgumentParser(description=__doc__.split('\n\n')[0])
+    ap.add_argument('ladder'); ap.add_argument('rung')
+    ap.add_argument('--out', default=None, help='the ladder\'s runs folder (default runs/<ladder>)')
+    ap.add_argument('--workers', type=int, default=8)
+    ap.add_argument('--deadline', type=float, default=None, help='seconds after which unfinished runs are stopped')
+    ap.add_argument('--pes', nargs='*'); ap.add_argument('--seeds', nargs='*', type=int)
+    ap.add_argument('--set', action='append', default=[], help='KEY=VALUE (a TOML literal) changed in every run: for tests')
+    a = ap.parse_args(argv)
+    from posenc.cli import parse_set
+    from posenc.runs import has_result
+    from dataclasses import asdict
+    jobs = plan(a.ladder, a.rung, a.pes, a.seeds, dict(parse_set(s) for s in a.set))
+    root = Path(a.out or f'runs/{a.ladder}')/a.rung
+    todo = [j for j in jobs if not has_result(root/j.name, warn=False)]
+    print(f"{a.ladder}/{a.rung}: {len(jobs)} runs, {len(jobs) - len(todo)} finished already, {len(todo)} to train, "
+          f"{a.workers} at a time" + (f", stopped at {a.deadline:.0f} s" if a.deadline else ''), flush=True)
+    t0, live, done, rows = time.time(), {}, [], []
+    logs = root/'.partial'/'logs'; logs.mkdir(parents=True, exist_ok=True)
+    env = {**os.environ, 'OMP_NUM_THREADS': '1', 'PYTHONUNBUFFERED': '1'}
+    while todo or live:
+        while todo and len(live) < a.workers:
+            j = todo.pop(0); stage = root/'.partial'/j.name
+            cmd = [sys.executable, __file__, '--child', json.dumps(asdict(j)), str(stage)]
+            live[j.name] = (j, subprocess.Popen(cmd, env=env, stdout=open(logs/f'{j.name}.log', 'w'), stderr=subprocess.STDOUT),
+                            time.time())
+        time.sleep(2)
+        for name, (j, p, ts) in list(live.items()):
+            if p.poll() is None: continue
+            del live[name]; stage = root/'.partial'/name
+            ok = p.returncode == 0 and has_result(stage, warn=False)
+            if ok:
+                final = root/name
+                if final.exists(): shutil.rmtree(final)
+                shutil.rmtree(stage/'checkpoints', ignore_errors=True)
+                os.rename(stage, final)
+            m = json.loads((root/name/'metrics.json').read_text()) if ok else {}
+            rows.append((name, 'finished' if ok else f'failed ({p.returncode})', time.time() - ts, m.get('val_loss')))
+            print(f"[{time.time() - t0:6.0f} s] {name}: {rows[-1][1]} in {rows[-1][2]:.0f} s"
+                  + (f", val_loss {m['val_loss']:.4f}" if ok else f" (log: {logs/name}.log)"), flush=True)
+        if a.deadline and time.time() - t0 > a.deadline:
+            for name, (j, p, ts) in live.items():
+                p.terminate()
+                rows.append((name, 'stopped at the deadline', time.time() - ts, None))
+            for _, p, _ in live.values(): p.wait(30)
+            live = {}; rows += [(j.name, 'not started', 0, None) for j in todo]; todo = []
+    print(f"\n{'run':<32} {'state':<24} {'wall s':>7} {'val_loss':>9}")
+    for name, state, w, v in rows: print(f"{name:<32} {state:<24} {w:7.0f} {'' if v is None else f'{v:9.4f}'}")
+    print(f"total {time.time() - t0:.0f} s")
+    return 0 if all(s == 'finished' for _, s, _, _ in rows) else 1
+
+if __name__ == '__main__':
+    if len(sys.argv) > 1 and sys.argv[1] == '--child': sys.exit(child(sys.argv[2], sys.argv[3]))
+    sys.exit(main())

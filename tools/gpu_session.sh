@@ -1,0 +1,37 @@
+#!/bin/bash
+# What a lent GPU machine (torch and CUDA there, no papermill, no network, no ../shared) is used for, in two calls:
+#
+#   bash tools/gpu_session.sh train SECONDS   # the transfer ladder's mt-budget4x runs, 8 side by side, stopped at
+#                                             # SECONDS; then tests/gpu_check.py in what is left of a 60 s margin
+#   bash tools/gpu_session.sh bench SECONDS   # posenc bench --device cuda at T = 2,048 and 4,096 (bf16), then
+#                                             # gpu_check if it did not run in the first call
+#
+# It needs, beside the working tree: .whl/ (fastcore, fastprogress and sacremoses wheels for Python 3.12, which the
+# machine's image lacks) and .devdata/ (extra_fr-en/europarl_v7_subset20k_tok and wmt14_fr-en/{europarl-v7_head3k,
+# newstest2014} copied from ../shared/data), both in .git/info/exclude and carried. What comes back is under $OUT:
+# the finished runs as one archive (unpack with `tar xzf mt-budget4x.tgz -C runs/transfer`), logs, bench.json.
+set -u
+phase=${1:?train or bench}; budget=${2:?seconds}
+OUT=${OUT:-/tmp/posenc-out}; mkdir -p "$OUT"
+t0=$(date +%s); left() { echo $(( budget - ($(date +%s) - t0) )); }
+python3 -m pip install -q --no-index --no-deps --no-compile --no-cache-dir --upgrade --target /tmp/site .whl/*.whl || exit 1
+export PYTHONPATH=/tmp/site:$PWD POSENC_DATA=$PWD/.devdata POSENC_DATA_ONLY=1 PYTHONUNBUFFERED=1
+nvidia-smi --query-gpu=name,memory.total,driver_version --format=csv,noheader
+python3 -c "import torch; print('torch', torch.__version__, torch.cuda.get_device_name())"
+check() {   # tests/gpu_check.py within $1 seconds
+  timeout "$1" python3 tests/gpu_check.py > "$OUT/gpu_check.log" 2>&1; echo "gpu_check: exit $? (124: stopped at $1 s)"
+  tail -40 "$OUT/gpu_check.log"
+}
+if [ "$phase" = train ]; then
+  python3 tools/gpu_rung.py transfer mt-budget4x --seeds 0 --workers 8 --deadline $(( budget - 75 )) --out runs/transfer 2>&1 \
+    | tee "$OUT/train.log"
+  tar czf "$OUT/mt-budget4x.tgz" -C runs/transfer --exclude checkpoints mt-budget4x
+  (( $(left) > 40 )) && check $(( $(left) - 15 ))
+elif [ "$phase" = bench ]; then
+  b=$(( budget - 20 ))
+  [ -f "$OUT/gpu_check.log" ] || true
+  timeout $b python3 -m posenc.cli bench --device cuda --lengths 2048 4096 --tokens 16384 --no_xt --no_decode \
+    --out "$OUT/bench.json" --figure "$OUT/bench.png" 2>&1 | tee "$OUT/bench.log" | tail -60
+  (( $(left) > 40 )) && check $(( $(left) - 10 ))
+fi
+echo "phase $phase done in $(( $(date +%s) - t0 )) s"
