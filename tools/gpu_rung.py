@@ -13,7 +13,15 @@ seconds every unfinished run is stopped and left in `.partial/` (it resumes from
 import argparse, json, os, shutil, subprocess, sys, time
 from pathlib import Path
 
+def _no_papermill():
+    "Without papermill the templates' parameters cannot be listed: skip that check (`posenc sweep --dry_run` makes it)."
+    try: import papermill  # noqa: F401
+    except ImportError:
+        import posenc.profiles as pp
+        pp.check_params = lambda *a, **k: None
+
 def plan(ladder:str, rung:str, pes=None, seeds=None, sets=None):
+    _no_papermill()
     from posenc import sweep as sw
     from posenc.ladder import load_ladder, check_ladder
     r = check_ladder(load_ladder(ladder), [rung])[rung]
@@ -24,6 +32,7 @@ def plan(ladder:str, rung:str, pes=None, seeds=None, sets=None):
 
 def child(job_json:str, stage:str):
     "In a worker process: one run, as `posenc train --distributed` trains it."
+    _no_papermill()
     from posenc import sweep as sw
     from posenc.cli import _train_distributed
     from posenc.recipes import recipe_params

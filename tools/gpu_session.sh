@@ -26,7 +26,8 @@ if [ "$phase" = train ]; then
   python3 tools/gpu_rung.py transfer mt-budget4x --seeds 0 --workers 8 --deadline $(( budget - 75 )) --out runs/transfer 2>&1 \
     | tee "$OUT/train.log"
   tar czf "$OUT/mt-budget4x.tgz" -C runs/transfer --exclude checkpoints mt-budget4x
-  (( $(left) > 40 )) && check $(( $(left) - 15 ))
+  (( $(left) > 90 )) && timeout $(( $(left) - 10 )) python3 -m posenc.cli bench --device cuda --kinds lm --lengths 2048 4096 \
+    --tokens 16384 --no_xt --no_decode --out "$OUT/bench.json" --figure "$OUT/bench.png" 2>&1 | tee "$OUT/bench.log" | tail -40
 elif [ "$phase" = bench ]; then
   b=$(( budget - 20 ))
   [ -f "$OUT/gpu_check.log" ] || true
