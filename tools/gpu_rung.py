@@ -1,14 +1,14 @@
-"""Train a ladder rung's runs on one GPU, many side by side, without Jupyter: for a lent GPU machine whose Python has
+"""Train a ladder rung's runs on one GPU, many side by side, without Jupyter: for a GPU machine whose Python has
 torch but not papermill or a Jupyter kernel.
 
-    PYTHONPATH=. python tools/gpu_rung.py transfer mt-budget4x --workers 8 --deadline 480 --out runs/transfer
+    PYTHONPATH=. python tools/gpu_rung.py transfer mt-budget4x --workers 8 --deadline 400 --out runs/transfer
 
 Each run is the job `posenc sweep --profile transfer --rungs mt-budget4x` plans (same name, recipe, seed and profile
 tag), trained in its own process by `posenc train --distributed`'s in-process path (`run_experiment`, one process,
 one thread) into `<out>/<rung>/.partial/<run>`, and moved to `<out>/<rung>/<run>` when its metrics.json is written, as
 the sweep publishes a run. Runs start in the sweep's order (seed by seed), `--workers` at a time; at `--deadline`
-seconds every unfinished run is stopped and left in `.partial/` (it resumes from its checkpoint, if any, under
-`posenc sweep`). Finished runs are never touched again. Prints one line per run and a summary table last.
+seconds no run starts and every run still training is stopped (one already evaluating gets `--grace` seconds more), left
+in `.partial/` (it resumes from its checkpoint, if any, under `posenc sweep`). Finished runs are never touched again. Prints one line per run and a summary table last.
 """
 import argparse, json, os, shutil, subprocess, sys, time
 from pathlib import Path
@@ -30,6 +30,11 @@ def plan(ladder:str, rung:str, pes=None, seeds=None, sets=None):
     jobs = sw.plan(prof)
     return [j for j in jobs if (not pes or j.pe in pes) and (seeds is None or j.seed in seeds)]
 
+def trained_steps(stage:Path) -> int:
+    "The last training step that a run folder's log.jsonl records (0 without one)."
+    try: return json.loads((stage/'log.jsonl').read_text().strip().splitlines()[-1]).get('step', 0)
+    except (OSError, ValueError, IndexError): return 0
+
 def child(job_json:str, stage:str):
     "In a worker process: one run, as `posenc train --distributed` trains it."
     _no_papermill()
@@ -46,6 +51,7 @@ def main(argv=None):
     ap.add_argument('--out', default=None, help='the ladder\'s runs folder (default runs/<ladder>)')
     ap.add_argument('--workers', type=int, default=8)
     ap.add_argument('--deadline', type=float, default=None, help='seconds after which unfinished runs are stopped')
+    ap.add_argument('--grace', type=float, default=60, help='seconds more for runs already evaluating at the deadline')
     ap.add_argument('--pes', nargs='*'); ap.add_argument('--seeds', nargs='*', type=int)
     ap.add_argument('--set', action='append', default=[], help='KEY=VALUE (a TOML literal) changed in every run: for tests')
     a = ap.parse_args(argv)
@@ -81,11 +87,15 @@ def main(argv=None):
             print(f"[{time.time() - t0:6.0f} s] {name}: {rows[-1][1]} in {rows[-1][2]:.0f} s"
                   + (f", val_loss {m['val_loss']:.4f}" if ok else f" (log: {logs/name}.log)"), flush=True)
         if a.deadline and time.time() - t0 > a.deadline:
-            for name, (j, p, ts) in live.items():
-                p.terminate()
-                rows.append((name, 'stopped at the deadline', time.time() - ts, None))
-            for _, p, _ in live.values(): p.wait(30)
-            live = {}; rows += [(j.name, 'not started', 0, None) for j in todo]; todo = []
+            rows += [(j.name, 'not started', 0, None) for j in todo]; todo = []
+            # a run whose training has finished is only evaluating: it gets until --grace more seconds
+            late = time.time() - t0 > a.deadline + a.grace
+            for name, (j, p, ts) in list(live.items()):
+                step, total = trained_steps(root/'.partial'/name), j.params.get('steps')
+                if not late and total and step >= total: continue
+                p.terminate(); p.wait(30); del live[name]
+                rows.append((name, f'stopped at step {step:,}', time.time() - ts, None))
+                print(f"[{time.time() - t0:6.0f} s] {name}: stopped at the deadline, step {step:,} of {total or '?'}", flush=True)
     print(f"\n{'run':<32} {'state':<24} {'wall s':>7} {'val_loss':>9}")
     for name, state, w, v in rows: print(f"{name:<32} {state:<24} {w:7.0f} {'' if v is None else f'{v:9.4f}'}")
     print(f"total {time.time() - t0:.0f} s")

@@ -1,10 +1,14 @@
 #!/bin/bash
-# What a lent GPU machine (torch and CUDA there, no papermill, no network, no ../shared) is used for, in two calls:
+# What a GPU machine with torch and CUDA but no papermill, no network and no ../shared runs, in two calls:
 #
-#   bash tools/gpu_session.sh train SECONDS   # the transfer ladder's mt-budget4x runs, 8 side by side, stopped at
-#                                             # SECONDS; then tests/gpu_check.py in what is left of a 60 s margin
+#   bash tools/gpu_session.sh train SECONDS   # one seed of the transfer ladder's mt-budget4x rung, 8 runs side by
+#                                             # side, stopped at SECONDS − 75; then the bench (LM only) if time is left
 #   bash tools/gpu_session.sh bench SECONDS   # posenc bench --device cuda at T = 2,048 and 4,096 (bf16), then
-#                                             # gpu_check if it did not run in the first call
+#                                             # tests/gpu_check.py in what is left
+#
+# Measured on an H200 (2026-11-27): 8 mt-budget4x runs side by side train their 6,000 steps in 360–380 s (about 62 ms
+# a step each, 130 steps/s together: the GPU is the limit, not the 16 cores), then each needs about a minute to start
+# and to decode its test sets, so give `train` at least 480 s; tests/gpu_check.py takes about 245 s.
 #
 # It needs, beside the working tree: .whl/ (fastcore, fastprogress and sacremoses wheels for Python 3.12, which the
 # machine's image lacks) and .devdata/ (extra_fr-en/europarl_v7_subset20k_tok and wmt14_fr-en/{europarl-v7_head3k,
@@ -30,7 +34,6 @@ if [ "$phase" = train ]; then
     --tokens 16384 --no_xt --no_decode --out "$OUT/bench.json" --figure "$OUT/bench.png" 2>&1 | tee "$OUT/bench.log" | tail -40
 elif [ "$phase" = bench ]; then
   b=$(( budget - 20 ))
-  [ -f "$OUT/gpu_check.log" ] || true
   timeout $b python3 -m posenc.cli bench --device cuda --lengths 2048 4096 --tokens 16384 --no_xt --no_decode \
     --out "$OUT/bench.json" --figure "$OUT/bench.png" 2>&1 | tee "$OUT/bench.log" | tail -60
   (( $(left) > 40 )) && check $(( $(left) - 10 ))
