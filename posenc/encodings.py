@@ -1111,7 +1111,7 @@ the token distance; gates that open only at, say, sentence ends count sentences 
 to the query, so CoPE runs only in causal stacks."""   # its paragraph in the report
     causal_only = True       # refuses a bidirectional stack
     takes_positions = True   # it reads no position index, so sampled positions (`rand_pos`) change nothing
-    own_attention = True     # training on the CPU, `attend`: one q·kᵀ for the gates and the logits
+    own_attention = True     # on the CPU, training and evaluation, `attend`: one q·kᵀ for the gates and the logits
     def __init__(self, d_model, n_heads, n_layers=1, max_len=1024, causal=False,
                  npos_max:int=64, # positions 0..npos_max−1 have a learned vector; larger ones are clamped
                  per_head:bool=False, # one table per head (the paper shares one per layer)
