@@ -16,8 +16,9 @@ from .io import write_json
 from .results import TIME_TARGETS, MEM_TARGETS, pe_category, bench_targets, targets_table
 
 # %% auto #0
-__all__ = ['XT_PE', 'XT_NO_FLASH', 'QUICK', 'MFU_TASKS', 'cpu_model', 'machine_info', 'machine_tag', 'bench_config', 'make_step',
-           'time_rounds', 'peak_memory', 'decode_bench', 'bench_pes', 'run_bench', 'add_ratios', 'merge_runs',
+__all__ = ['XT_PE', 'XT_NO_FLASH', 'QUICK', 'LONG', 'LONG_QUICK', 'MFU_TASKS', 'cpu_model', 'machine_info', 'machine_tag',
+           'bench_config', 'make_step', 'time_rounds', 'peak_memory', 'decode_bench', 'bench_pes', 'long_eval_probe',
+           'decode_positions', 'run_long_bench', 'long_table', 'plot_long', 'run_bench', 'add_ratios', 'merge_runs',
            'bench_table', 'decode_table', 'plot_bench', 'cpu_clock', 'matmul_peak', 'forward_flops', 'train_flops',
            'recipe_mfu', 'mfu_table', 'mfu_bench', 'print_tables']
 
@@ -221,6 +222,125 @@ def bench_pes(pes:list=None) -> list[str]:
     if bad: raise ValueError(f"Unknown positional encoding(s) {', '.join(bad)}. Valid names: {', '.join(PE_REGISTRY)}, "
                              "or a per-layer schedule of them such as 'rope*3+none'")
     return [p for p in PE_REGISTRY if p in pes] + [p for p in pes if p not in PE_REGISTRY]
+
+# %% ../nbs/13_bench.ipynb #9506ee29
+LONG = dict(T_eval=8192, positions=(512, 1024, 2048, 4096), steps=16, d_model=128, n_heads=4, n_layers=4, vocab_size=1000)
+LONG_QUICK = dict(T_eval=96, positions=(16, 48), steps=3, d_model=16, n_heads=2, n_layers=1, vocab_size=40)
+
+def _long_model(pe:str, max_len:int, d_model:int, n_heads:int, n_layers:int, vocab_size:int, seed:int=0):
+    torch.manual_seed(seed)
+    return build_model('lm', vocab_size=vocab_size, d_model=d_model, n_heads=n_heads, n_layers=n_layers, pe=pe,
+                       dropout=0., max_len=max_len).eval()
+
+def _long_eval_run(c:dict) -> dict:
+    "In a fresh process: one forward of a (1, T) window without gradients: seconds and resident memory above the model's (MB)."
+    torch.set_num_threads(c['threads'])
+    m = _long_model(c['pe'], c['T'], c['d_model'], c['n_heads'], c['n_layers'], c['vocab_size'], c['seed'])
+    x = torch.randint(4, c['vocab_size'], (1, c['T']), generator=torch.Generator().manual_seed(c['seed'] + 1))
+    with torch.no_grad():
+        m(x[:, :min(64, c['T'])])                                  # warm-up: kernels, caches of short tables
+        base = _rss_kb('VmRSS'); t0 = time.perf_counter()
+        y = m(x)
+        dt = time.perf_counter() - t0
+    return dict(s=dt, peak_mb=(_rss_kb('VmHWM') - base) / 1024, finite=bool(torch.isfinite(y).all()))
+
+def long_eval_probe(pe:str, T:int=8192, threads:int=2, seed:int=0, timeout:float=1800, **model) -> dict:
+    "Time and peak memory of scoring one (1, T) window of an LM with encoding `pe` (a fresh subprocess on Linux)."
+    c = dict(pe=pe, T=T, threads=threads, seed=seed, **{k: model.get(k, LONG[k]) for k in ('d_model', 'n_heads', 'n_layers', 'vocab_size')})
+    if not os.path.exists('/proc/self/status'): return dict(error='needs /proc (Linux)')
+    code = "import json, sys; from posenc.bench import _long_eval_run; print(json.dumps(_long_eval_run(json.loads(sys.argv[1]))))"
+    env = dict(os.environ, MALLOC_MMAP_THRESHOLD_='65536', OMP_NUM_THREADS=str(threads))
+    try: r = subprocess.run([sys.executable, '-c', code, json.dumps(c)], capture_output=True, text=True, env=env, timeout=timeout)
+    except subprocess.TimeoutExpired: return dict(error=f'over {timeout:.0f} s')
+    if r.returncode: return dict(error=r.stderr.strip().splitlines()[-1] if r.stderr.strip() else f'exit {r.returncode}')
+    return json.loads(r.stdout.strip().splitlines()[-1])
+
+def decode_positions(pe:str, positions:tuple=LONG['positions'], steps:int=LONG['steps'], threads:int=2, seed:int=0, **model) -> list[dict]:
+    "Milliseconds per cached decoding step (batch 1, median of `steps` − 2 steps) after a prompt of each length."
+    kw = {k: model.get(k, LONG[k]) for k in ('d_model', 'n_heads', 'n_layers', 'vocab_size')}
+    old = torch.get_num_threads(); torch.set_num_threads(threads)
+    try:
+        m = _long_model(pe, max(positions) + steps + 1, seed=seed, **kw)
+        g, out = torch.Generator().manual_seed(seed + 1), []
+        for p in positions:
+            ids = torch.randint(4, kw['vocab_size'], (1, p + steps), generator=g)
+            with torch.no_grad():
+                c = m.new_cache(); m(ids[:, :p], cache=c)              # the prompt fills the cache (not timed)
+                ts = []
+                for t in range(p, p + steps):
+                    t0 = time.perf_counter(); m(ids[:, t:t + 1], cache=c); ts.append(time.perf_counter() - t0)
+            out.append(dict(pe=pe, position=p, ms_per_token=1e3 * statistics.median(ts[2:] or ts), steps=steps))
+        return out
+    finally: torch.set_num_threads(old)
+
+# %% ../nbs/13_bench.ipynb #4afb18f9
+def run_long_bench(out_path:str, # the JSON file to write (folders are created)
+                   pes:list=None, # encodings (default: every registered one)
+                   quick:bool=False, # tiny sizes (seconds): a smoke test
+                   threads:int=2, seed:int=0, figure:str=None, log=print) -> dict:
+    "Every scheme's time and memory on one long window, and its cached decoding time per token at each position."
+    S = dict(LONG_QUICK if quick else LONG)
+    model = {k: S[k] for k in ('d_model', 'n_heads', 'n_layers', 'vocab_size')}
+    pes, t_start = bench_pes(pes), time.time()
+    info = machine_info(threads)
+    res = dict(machine=info, tag=machine_tag(info), settings=dict(S, pes=pes, quick=quick, threads=threads, positions=list(S['positions']),
+               eval='one (1, T_eval) window of a random-weight LM, no gradients, float32; memory: resident set above the model (fresh process)',
+               decode='batch 1, a random prompt of each length in the cache, then single-token steps (median, the first 2 left out)'),
+               eval=[], decode=[], notes=[])
+    for pe in pes:
+        log(f'long window: {pe} at T = {S["T_eval"]:,}')
+        res['eval'].append(dict(pe=pe, T=S['T_eval'], **long_eval_probe(pe, S['T_eval'], threads, seed, **model)))
+        try: res['decode'] += decode_positions(pe, S['positions'], S['steps'], threads, seed, **model)
+        except Exception as e: res['notes'].append(f'decoding {pe} not timed: {type(e).__name__}: {e}'); log(res['notes'][-1])
+    base = next((r for r in res['eval'] if r['pe'] == 'none' and 'error' not in r), None)
+    for r in res['eval']:
+        if base and 'error' not in r: r['time_ratio'], r['mem_ratio'] = r['s'] / base['s'], r['peak_mb'] / max(base['peak_mb'], 1e-9)
+    for pe in pes:
+        d = sorted((x for x in res['decode'] if x['pe'] == pe), key=lambda x: x['position'])
+        if len(d) > 1:
+            for x in d: x['growth'] = x['ms_per_token'] / d[0]['ms_per_token']   # ÷ its own time at the first position
+    res['wall_s'] = time.time() - t_start
+    write_json(out_path, res)
+    if figure: plot_long(res, figure)
+    return res
+
+def long_table(res:dict) -> str:
+    "A Markdown table: the long window's time and memory (and ÷ none), and ms per decoded token at each position."
+    P = res['settings']['positions']
+    dec = {(x['pe'], x['position']): x for x in res['decode']}
+    f = lambda v, fmt: '—' if v is None else format(v, fmt)
+    out = [f"| pe | window T | s | × none | peak MB | mem × none | " + ' | '.join(f'ms/token at {p:,}' for p in P) + f" | {P[-1]:,} ÷ {P[0]:,} |",
+           '|' + '---|' * (7 + len(P))]
+    for r in res['eval']:
+        ms = [dec.get((r['pe'], p), {}).get('ms_per_token') for p in P]
+        if 'error' in r: head = f"| {r['pe']} | {r['T']:,} | {r['error']} | — | — | — |"
+        else: head = f"| {r['pe']} | {r['T']:,} | {r['s']:.2f} | {f(r.get('time_ratio'), '.2f')} | {r['peak_mb']:.0f} | {f(r.get('mem_ratio'), '.2f')} |"
+        grow = ms[-1] / ms[0] if ms[0] and ms[-1] else None
+        out.append(head + ' ' + ' | '.join(f(m, '.1f') for m in ms) + f" | {f(grow, '.2f')} |")
+    return '\n'.join(out)
+
+def plot_long(res:dict, path:str=None):
+    "Left: the long window's time and memory ÷ none per scheme; right: ms per cached decoding step against the position."
+    import matplotlib.pyplot as plt
+    ev = [r for r in res['eval'] if 'time_ratio' in r]
+    fig, (a, b) = plt.subplots(1, 2, figsize=(max(12, 0.7 * len(ev) + 6), 4.5))
+    xs = range(len(ev))
+    a.bar([x - 0.2 for x in xs], [r['time_ratio'] for r in ev], 0.4, label='time ÷ none')
+    a.bar([x + 0.2 for x in xs], [r['mem_ratio'] for r in ev], 0.4, label='peak memory ÷ none')
+    a.axhline(1, color='k', lw=0.8); a.set_xticks(list(xs), [r['pe'] for r in ev], rotation=45, ha='right')
+    a.set_yscale('log'); a.legend(fontsize=8); a.set_title(f"scoring one window of {res['settings']['T_eval']:,} tokens")
+    cmap = plt.get_cmap('tab20')
+    for i, pe in enumerate(res['settings']['pes']):
+        d = sorted((x for x in res['decode'] if x['pe'] == pe), key=lambda x: x['position'])
+        if d: b.plot([x['position'] for x in d], [x['ms_per_token'] for x in d], marker='o', ms=3, color=cmap(i % 20), label=pe)
+    b.set_xscale('log', base=2); b.set_xlabel('position (tokens in the cache)'); b.set_ylabel('ms per token')
+    b.set_title('cached decoding, batch 1'); b.legend(fontsize=7, ncol=2, bbox_to_anchor=(1.02, 1), loc='upper left')
+    m = res['machine']
+    fig.suptitle(f"{m.get('cpu')}, {m.get('torch_threads')} threads, torch {m.get('torch')}", fontsize=9)
+    fig.tight_layout()
+    if path:
+        Path(path).parent.mkdir(parents=True, exist_ok=True); fig.savefig(path, dpi=110, bbox_inches='tight'); plt.close(fig)
+    return fig
 
 # %% ../nbs/13_bench.ipynb #9ef4fdb2
 def _build_steps(cfgs, res, log):

@@ -383,13 +383,14 @@ def bench(out:str=None, # the JSON file (default: runs/bench/<machine>/bench.jso
           merge:list=None, # merge these bench.json files into --out (and draw --figure); runs nothing
           table:str=None, # print the tables (targets included) of this bench.json; runs nothing
           mfu:bool=False, # instead: model FLOP utilisation of a profile's recipes on their real data; writes mfu.json
+          long:bool=False, # instead: one 8,192-token window scored and cached decoding at positions 512–4,096, per scheme; writes long.json
           profile:str='full', # --mfu: the profile whose recipes it trains
           tasks:list=('shakespeare', 'ted-tatoeba'), # --mfu: the tasks it trains (the full profile's char LM and translation model)
           steps:int=20, # --mfu: training steps timed (after 3 that are not)
           vary:str=None, # --mfu: KEY=VALUE, each task measured again with this recipe change, e.g. dropout=0: what that part costs (repeat for more)
           clock:str=None, # --mfu: 'cpu' (process CPU time, the default on one thread: other work on the machine does not count) or 'wall'
          ):
-    "Time every encoding's training step, memory and decoding on this machine (runs/bench/<machine>/); or --mfu, --merge, --table."
+    "Time every encoding's training step, memory and decoding on this machine (runs/bench/<machine>/); or --mfu, --long, --merge, --table."
     import json
     from posenc import bench as b
     log = lambda *m: print(*m, flush=True)
@@ -401,6 +402,12 @@ def bench(out:str=None, # the JSON file (default: runs/bench/<machine>/bench.jso
         variants = tuple(dict([parse_set(v)]) for v in (vary or []))
         res = b.mfu_bench(out, tuple(tasks), tuple(pes or ['none']), profile, threads, steps, log=log, variants=variants, clock=clock)
         print('\n' + b.mfu_table(res['rows']) + f"\n\nwrote {out} in {res['wall_s']:.0f} s")
+        return 0
+    if long:
+        q = '-quick' if quick else ''
+        out, figure = out or f'runs/bench/{tag}/long{q}.json', figure or f'figures/bench/{tag}-long{q}.png'
+        res = b.run_long_bench(out, pes=pes, quick=quick, threads=threads, figure=figure, log=log)
+        print('\n' + b.long_table(res) + f"\n\nwrote {out} and {figure} in {res['wall_s']:.0f} s")
         return 0
     if merge:
         out, figure = out or f'runs/bench/{tag}/bench.json', figure or f'figures/bench/{tag}.png'
