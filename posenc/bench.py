@@ -92,6 +92,8 @@ def _xt_model(c):
 def make_step(c:dict): # a `bench_config`
     "Build the model, a fixed batch and Adam on `c['device']`; return (model, step) where `step()` runs one training step."
     torch.manual_seed(c['seed'])
+    from posenc.kernels import flush_denormals
+    flush_denormals()   # as training does
     V, B, T = c['vocab_size'], c['batch'], c['T']
     dev = torch.device(c.get('device', 'cpu'))
     cuda = dev.type == 'cuda'

@@ -12,8 +12,8 @@ import torch.nn.functional as F
 from .encodings import diagonal_sums, _scratch   # (the scratch pool is shared with CoPE's attention)
 
 # %% auto #0
-__all__ = ['FLEX_AVAILABLE', 'FLEX_MIN_Q', 'fused_attention', 'native_lib', 'torch_paths', 'native_status', 'native_keep_mask',
-           'mul_keep', 'causal_block_mask', 'terms_score_mod', 'flex_terms_attention']
+__all__ = ['FLEX_AVAILABLE', 'FLEX_MIN_Q', 'fused_attention', 'flush_denormals', 'native_lib', 'torch_paths', 'native_status',
+           'native_keep_mask', 'mul_keep', 'causal_block_mask', 'terms_score_mod', 'flex_terms_attention']
 
 # %% ../nbs/00b_kernels.ipynb #45b93928
 _flash_cpu = torch.ops.aten._scaled_dot_product_flash_attention_for_cpu
@@ -235,6 +235,11 @@ def fused_attention(q:torch.Tensor, k:torch.Tensor, v:torch.Tensor, # (B,H,Tq,d)
     if krel is not None: krel = krel.to(q.dtype)
     return _FusedAttention.apply(q.contiguous(), k.contiguous(), v.contiguous(), bias, tvec, rel, krel,
                                  None if rw is None else rw.theta, mask, causal, k_off - q_off, K, need_w, chunk, rw)
+
+# %% ../nbs/00b_kernels.ipynb #405365d2
+def flush_denormals(on:bool=True) -> bool:
+    "Treat float denormals as zero on this CPU (x86 FTZ/DAZ) from now on; True where the CPU supports it."
+    return torch.set_flush_denormal(on)
 
 # %% ../nbs/00b_kernels.ipynb #9833a0c6
 _NATIVE_SRC = r'''
