@@ -236,7 +236,8 @@ def _long_model(pe:str, max_len:int, d_model:int, n_heads:int, n_layers:int, voc
 
 def _long_eval_run(c:dict) -> dict:
     "In a fresh process: one forward of a (1, T) window without gradients: seconds and resident memory above the model's (MB)."
-    torch.set_num_threads(c['threads'])
+    from posenc.kernels import flush_denormals
+    flush_denormals(); torch.set_num_threads(c['threads'])   # as evaluation does
     m = _long_model(c['pe'], c['T'], c['d_model'], c['n_heads'], c['n_layers'], c['vocab_size'], c['seed'])
     x = torch.randint(4, c['vocab_size'], (1, c['T']), generator=torch.Generator().manual_seed(c['seed'] + 1))
     with torch.no_grad():
@@ -260,6 +261,8 @@ def long_eval_probe(pe:str, T:int=8192, threads:int=2, seed:int=0, timeout:float
 def decode_positions(pe:str, positions:tuple=LONG['positions'], steps:int=LONG['steps'], threads:int=2, seed:int=0, **model) -> list[dict]:
     "Milliseconds per cached decoding step (batch 1, median of `steps` − 2 steps) after a prompt of each length."
     kw = {k: model.get(k, LONG[k]) for k in ('d_model', 'n_heads', 'n_layers', 'vocab_size')}
+    from posenc.kernels import flush_denormals
+    flush_denormals()
     old = torch.get_num_threads(); torch.set_num_threads(threads)
     try:
         m = _long_model(pe, max(positions) + steps + 1, seed=seed, **kw)
