@@ -13,7 +13,7 @@ from .encodings import pe_names, PE_REGISTRY, is_pe
 from .models import build_model
 from .tokenize import PAD_ID, BOS_ID, EOS_ID
 from .io import write_json
-from .results import TIME_TARGETS, MEM_TARGETS, pe_category, bench_targets, targets_table
+from .results import TIME_TARGETS, MEM_TARGETS, pe_category, bench_targets, targets_table, long_rows
 
 # %% auto #0
 __all__ = ['XT_PE', 'XT_NO_FLASH', 'QUICK', 'LONG', 'LONG_QUICK', 'MFU_TASKS', 'cpu_model', 'machine_info', 'machine_tag',
@@ -92,8 +92,6 @@ def _xt_model(c):
 def make_step(c:dict): # a `bench_config`
     "Build the model, a fixed batch and Adam on `c['device']`; return (model, step) where `step()` runs one training step."
     torch.manual_seed(c['seed'])
-    from posenc.kernels import flush_denormals
-    flush_denormals()   # as training does
     V, B, T = c['vocab_size'], c['batch'], c['T']
     dev = torch.device(c.get('device', 'cpu'))
     cuda = dev.type == 'cuda'
@@ -236,8 +234,7 @@ def _long_model(pe:str, max_len:int, d_model:int, n_heads:int, n_layers:int, voc
 
 def _long_eval_run(c:dict) -> dict:
     "In a fresh process: one forward of a (1, T) window without gradients: seconds and resident memory above the model's (MB)."
-    from posenc.kernels import flush_denormals
-    flush_denormals(); torch.set_num_threads(c['threads'])   # as evaluation does
+    torch.set_num_threads(c['threads'])
     m = _long_model(c['pe'], c['T'], c['d_model'], c['n_heads'], c['n_layers'], c['vocab_size'], c['seed'])
     x = torch.randint(4, c['vocab_size'], (1, c['T']), generator=torch.Generator().manual_seed(c['seed'] + 1))
     with torch.no_grad():
@@ -261,8 +258,6 @@ def long_eval_probe(pe:str, T:int=8192, threads:int=2, seed:int=0, timeout:float
 def decode_positions(pe:str, positions:tuple=LONG['positions'], steps:int=LONG['steps'], threads:int=2, seed:int=0, **model) -> list[dict]:
     "Milliseconds per cached decoding step (batch 1, median of `steps` − 2 steps) after a prompt of each length."
     kw = {k: model.get(k, LONG[k]) for k in ('d_model', 'n_heads', 'n_layers', 'vocab_size')}
-    from posenc.kernels import flush_denormals
-    flush_denormals()
     old = torch.get_num_threads(); torch.set_num_threads(threads)
     try:
         m = _long_model(pe, max(positions) + steps + 1, seed=seed, **kw)
@@ -310,19 +305,9 @@ def run_long_bench(out_path:str, # the JSON file to write (folders are created)
     return res
 
 def long_table(res:dict) -> str:
-    "A Markdown table: the long window's time and memory (and ÷ none), and ms per decoded token at each position."
-    P = res['settings']['positions']
-    dec = {(x['pe'], x['position']): x for x in res['decode']}
-    f = lambda v, fmt: '—' if v is None else format(v, fmt)
-    out = [f"| pe | window T | s | × none | peak MB | mem × none | " + ' | '.join(f'ms/token at {p:,}' for p in P) + f" | {P[-1]:,} ÷ {P[0]:,} |",
-           '|' + '---|' * (7 + len(P))]
-    for r in res['eval']:
-        ms = [dec.get((r['pe'], p), {}).get('ms_per_token') for p in P]
-        if 'error' in r: head = f"| {r['pe']} | {r['T']:,} | {r['error']} | — | — | — |"
-        else: head = f"| {r['pe']} | {r['T']:,} | {r['s']:.2f} | {f(r.get('time_ratio'), '.2f')} | {r['peak_mb']:.0f} | {f(r.get('mem_ratio'), '.2f')} |"
-        grow = ms[-1] / ms[0] if ms[0] and ms[-1] else None
-        out.append(head + ' ' + ' | '.join(f(m, '.1f') for m in ms) + f" | {f(grow, '.2f')} |")
-    return '\n'.join(out)
+    "A Markdown table of `long_rows`: the long window's time and memory (and ÷ none), and ms per decoded token at each position."
+    h, rows = long_rows(res)
+    return '\n'.join(['| ' + ' | '.join(h) + ' |', '|' + '---|' * len(h)] + ['| ' + ' | '.join(r) + ' |' for r in rows])
 
 def plot_long(res:dict, path:str=None):
     "Left: the long window's time and memory ÷ none per scheme; right: ms per cached decoding step against the position."

@@ -241,6 +241,8 @@ def flush_denormals(on:bool=True) -> bool:
     "Treat float denormals as zero on this CPU (x86 FTZ/DAZ) from now on; True where the CPU supports it."
     return torch.set_flush_denormal(on)
 
+flush_denormals()   # at import, before torch starts its thread pool: threads started earlier would keep denormals
+
 # %% ../nbs/00b_kernels.ipynb #9833a0c6
 _NATIVE_SRC = r'''
 #include <stdint.h>

@@ -485,8 +485,6 @@ def run_experiment(task:str, # a name from `task_names()`
                    world=None, # a `posenc.distributed.World`: train data-parallel over its ranks, rank 0 writing the folder
                    **params) -> RunResult: # see `recipe_params(task)`
     "Run one experiment end to end and write its run folder."
-    from posenc.kernels import flush_denormals
-    flush_denormals()   # denormal floats as zero on the CPU: far-away keys under a distance bias cost no slow arithmetic
     kind = task_kind(task)
     get_pe(pe)   # an unknown name fails here, listing the valid ones
     p = check_params(task, params, pe)
@@ -592,8 +590,6 @@ def comparable(metrics:dict) -> dict:
 def evaluate_run(run_dir:str|Path, # a run folder whose training finished (`checkpoints/last.pt` at the end of the budget)
                  **changes) -> RunResult: # evaluation options to change: the kind's `eval_params`, device, threads
     "Evaluate a run's trained model again from its checkpoint, without training: writes metrics.json and removes error.json."
-    from posenc.kernels import flush_denormals
-    flush_denormals()   # as in training
     d = Path(run_dir)
     cfg = read_json(d/'config.json')
     if not (isinstance(cfg, dict) and isinstance(cfg.get('params'), dict) and isinstance(cfg.get('model'), dict)):

@@ -8,7 +8,7 @@ import json, math, os, re
 from types import SimpleNamespace
 from pathlib import Path
 import numpy as np
-from .results import load_runs, select, tasks_of, by_pe, by_device, device_of, pe_rank, pe_order, mean_std, failure_cause, ci95, pe_means, clip_k
+from .results import load_runs, select, tasks_of, by_pe, by_device, device_of, pe_rank, pe_order, mean_std, failure_cause, ci95, pe_means, clip_k, long_rows
 from .kinds import KINDS, get_kind
 from .render import FORMATS, render
 from .context import num, pm, pmci, md_escape, md_table, ReportContext, _see, _first, _scalar_items, extra_test_sets, synthetic_trained, trained, sec_trained
@@ -289,19 +289,10 @@ def _bench_long(ctx:ReportContext, d:Path, tag:str, slug:str) -> list[str]:
     f = d/'long.json'
     if not f.is_file(): return []
     b = json.loads(f.read_text()); S = b.get('settings') or {}; P = S.get('positions') or []
-    dec = {(x['pe'], x['position']): x['ms_per_token'] for x in b.get('decode') or []}
-    rows = []
-    for r in b.get('eval') or []:
-        ms = [dec.get((r['pe'], p)) for p in P]
-        grow = ms[-1] / ms[0] if P and ms[0] and ms[-1] else None
-        head = [r['pe'], md_escape(r['error'])] + ['—'] * 3 if 'error' in r else \
-               [r['pe'], num(r['s'], 2), num(r.get('time_ratio'), 2), num(r['peak_mb'], 0), num(r.get('mem_ratio'), 2)]
-        rows.append(head + [num(m, 1) for m in ms] + [num(grow, 2)])
     out = [f"Long contexts on the same machine (`posenc bench --long`, `runs/bench/{tag}/long.json`): a random-weight LM "
            f"({S.get('d_model')} × {S.get('n_layers')} layers) scores one window of {S.get('T_eval', 0):,} tokens without gradients, "
            f"and decodes one token at a time with {', '.join(f'{p:,}' for p in P)} tokens in its cache.\n",
-           md_table(['encoding', 's', '× none', 'peak MB', 'memory × none'] + [f'ms/token at {p:,}' for p in P]
-                    + [f'{P[-1]:,} ÷ {P[0]:,}' if P else 'growth'], rows,
+           md_table(*long_rows(b),
                     f"One window of {S.get('T_eval', 0):,} tokens scored (time, and resident memory above the model's) and cached "
                     f"decoding's time per token at each position, benchmark {tag}.", f'bench-{slug}-long')]
     fig = ctx.figures_dir.parent/'bench'/f'{tag}-long.png'

@@ -14,7 +14,7 @@ __all__ = ['RUN_FILES', 'TIDY_COLUMNS', 'TIME_TARGETS', 'MEM_TARGETS', 'NoData',
            'pe_rank', 'run_dirs', 'load_runs', 'select', 'task_rank', 'tasks_of', 'by_pe', 'device_of', 'by_device',
            'mean_std', 'ci95', 'ci95_interval', 'pe_means', 'best_pe', 'metric_at', 'tidy', 'tidy_log', 'default_k',
            'clip_k', 'sliding_at', 'sentence_stats', 'score_from_stats', 'bootstrap_scores', 't_pvalue', 'welch',
-           'boot_p', 'pe_category', 'bench_targets', 'targets_table', 'mean_reciprocal_rank']
+           'boot_p', 'pe_category', 'bench_targets', 'targets_table', 'long_rows', 'mean_reciprocal_rank']
 
 # %% ../nbs/10b_results.ipynb #761c6c10
 class NoData(Exception):
@@ -357,6 +357,22 @@ def targets_table(res:dict, kind:str='lm', **kw) -> str:
     "`bench_targets` as a Markdown table (what `posenc bench` prints, and the report shows per machine)."
     header, rows = bench_targets(res, kind, **kw)
     return '\n'.join(['| ' + ' | '.join(header) + ' |', '|' + '---|' * len(header)] + ['| ' + ' | '.join(r) + ' |' for r in rows])
+
+# %% ../nbs/10b_results.ipynb #1a63ebfc
+def long_rows(res:dict) -> tuple[list, list]: # the JSON of `posenc bench --long`
+    "Header and rows (strings) of the long-context table: the window's time and memory (÷ none), ms per decoded token at each position, and its growth."
+    P = res['settings']['positions']
+    f = lambda v, fmt: '—' if v is None else format(v, fmt)
+    dec = {(x['pe'], x['position']): x['ms_per_token'] for x in res.get('decode') or []}
+    header = ['encoding', 'window T', 's', '× none', 'peak MB', 'memory × none'] + [f'ms/token at {p:,}' for p in P] \
+             + [f'{P[-1]:,} ÷ {P[0]:,}' if P else 'growth']
+    rows = []
+    for r in res.get('eval') or []:
+        ms = [dec.get((r['pe'], p)) for p in P]
+        head = [r['pe'], f"{r['T']:,}", r['error'], '—', '—', '—'] if 'error' in r else \
+               [r['pe'], f"{r['T']:,}", f"{r['s']:.2f}", f(r.get('time_ratio'), '.2f'), f"{r['peak_mb']:.0f}", f(r.get('mem_ratio'), '.2f')]
+        rows.append(head + [f(m, '.1f') for m in ms] + [f(ms[-1] / ms[0] if P and ms[0] and ms[-1] else None, '.2f')])
+    return header, rows
 
 # %% ../nbs/10b_results.ipynb #027380fd
 def mean_reciprocal_rank(scores:dict, # {task: {encoding: score}}

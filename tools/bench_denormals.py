@@ -2,18 +2,17 @@
 
     python tools/bench_denormals.py [T] [PE ...]        e.g. python tools/bench_denormals.py 2048 none alibi kerple
 
-For each encoding, in two fresh processes (the flag must be set before torch starts its threads, and the library sets
-it itself, so the 'off' process undoes it): the CPU time of one training step of `posenc bench`'s decoder LM (4,096
+For each encoding, in two fresh processes (the flag must be set before torch starts its threads; posenc sets it when
+posenc.kernels is imported, so the 'off' process undoes it right after): the CPU time of one training step of `posenc bench`'s decoder LM (4,096
 tokens a batch, one thread, median of 3), and the losses of ten AdamW steps on one fixed batch, which should agree.
 """
 import json, os, subprocess, sys
 
 CHILD = r'''
 import json, sys, time, torch, torch.nn.functional as F
-import posenc.kernels as K
+import posenc.kernels   # (which turns the flushing on at import)
 on, pe, T = sys.argv[1] == '1', sys.argv[2], int(sys.argv[3])
-K.flush_denormals = lambda on_=True: torch.set_flush_denormal(on)   # the library's own call follows this process's choice
-torch.set_flush_denormal(on); torch.set_num_threads(1)
+torch.set_flush_denormal(on); torch.set_num_threads(1)   # before any parallel operation, so the thread pool inherits it
 from posenc.bench import bench_config, make_step
 from posenc.models import build_model
 _, step = make_step(bench_config('posenc', 'lm', pe, T, 4096 // T)); step()
