@@ -20,7 +20,7 @@ __all__ = ['XT_PE', 'XT_NO_FLASH', 'QUICK', 'LONG', 'LONG_QUICK', 'MFU_TASKS', '
            'bench_config', 'make_step', 'time_rounds', 'peak_memory', 'decode_bench', 'bench_pes', 'long_eval_probe',
            'decode_positions', 'run_long_bench', 'long_table', 'plot_long', 'run_bench', 'add_ratios', 'merge_runs',
            'bench_table', 'decode_table', 'plot_bench', 'cpu_clock', 'matmul_peak', 'forward_flops', 'train_flops',
-           'recipe_mfu', 'mfu_table', 'mfu_bench', 'print_tables']
+           'recipe_mfu', 'mfu_table', 'mfu_bench', 'mfu_by_change', 'print_tables']
 
 # %% ../nbs/13_bench.ipynb #93781241
 def cpu_model() -> str:
@@ -658,6 +658,21 @@ def mfu_bench(out_path:str, # the JSON file to write
     res['wall_s'] = time.time() - t0
     write_json(out_path, res)
     return res
+
+# %% ../nbs/13_bench.ipynb #1cdbc8b6
+def mfu_by_change(rows:list, # `recipe_mfu` rows, e.g. `posenc bench --mfu --vary block_size=256 ...`'s
+                  relative:bool=True) -> str: # also each step's time ÷ the same recipe with no encoding
+    "A Markdown table with a row per task and encoding and a column per recipe change: step time (÷ no encoding) and MFU."
+    changes = list(dict.fromkeys(_changed(r.get('changes')).lstrip(', ') or 'the recipe' for r in rows))
+    cell = {(r['task'], r['pe'], _changed(r.get('changes')).lstrip(', ') or 'the recipe'): r for r in rows}
+    keys = list(dict.fromkeys((r['task'], r['pe']) for r in rows))
+    def fmt(t, p, c):
+        if (r := cell.get((t, p, c))) is None: return '—'
+        base = cell.get((t, 'none', c))
+        rel = f" ({r['step_ms'] / base['step_ms']:.2f}×)" if relative and base and p != 'none' else ''
+        return f"{r['step_ms']:,.0f} ms{rel}, {r['mfu']:.0%}"
+    head = '| task | encoding | ' + ' | '.join(changes) + ' |\n|---|---|' + '---|' * len(changes) + '\n'
+    return head + '\n'.join(f"| {t} | {p} | " + ' | '.join(fmt(t, p, c) for c in changes) + ' |' for t, p in keys)
 
 # %% ../nbs/13_bench.ipynb #1c2c0781
 def print_tables(res:dict, # the benchmark's JSON

@@ -14,7 +14,7 @@ import posenc
 
 # %% auto #0
 __all__ = ['COMMANDS', 'profile_dirs', 'options', 'command_parser', 'pes', 'dask_options', 'sweep', 'status', 'figures', 'report',
-           'run', 'parse_set', 'train', 'evaluate', 'bench', 'main']
+           'run', 'parse_set', 'parse_sets', 'train', 'evaluate', 'bench', 'main']
 
 # %% ../nbs/14_cli.ipynb #f1a0a60c
 def _csv(s:str|None, typ=str) -> list|None:
@@ -273,6 +273,11 @@ def parse_set(s:str) -> tuple:
         except ValueError: val = v
     return k.strip(), _none(val)
 
+def parse_sets(s:str) -> dict:
+    "Several `KEY=VALUE` in one string, separated by spaces (a value may hold spaces: `k=[1, 2]`): one change of `--vary`."
+    import re
+    return dict(parse_set(p) for p in re.split(r'\s+(?=[A-Za-z_][\w.-]*=)', s.strip()))
+
 # %% ../nbs/14_cli.ipynb #25c409e8
 def train(task:str, # the task, e.g. copy, shakespeare, ted-small
           pe:str, # the positional encoding (posenc pes lists them)
@@ -387,7 +392,7 @@ def bench(out:str=None, # the JSON file (default: runs/bench/<machine>/bench.jso
           profile:str='full', # --mfu: the profile whose recipes it trains
           tasks:list=('shakespeare', 'ted-tatoeba'), # --mfu: the tasks it trains (the full profile's char LM and translation model)
           steps:int=20, # --mfu: training steps timed (after 3 that are not)
-          vary:str=None, # --mfu: KEY=VALUE, each task measured again with this recipe change, e.g. dropout=0: what that part costs (repeat for more)
+          vary:str=None, # --mfu: KEY=VALUE, each task measured again with this recipe change, e.g. dropout=0 (what that part costs) or 'block_size=1024 batch_size=3' (several at once); repeat for more
           clock:str=None, # --mfu: 'cpu' (process CPU time, the default on one thread: other work on the machine does not count) or 'wall'
          ):
     "Time every encoding's training step, memory and decoding on this machine (runs/bench/<machine>/); or --mfu, --long, --merge, --table."
@@ -399,9 +404,10 @@ def bench(out:str=None, # the JSON file (default: runs/bench/<machine>/bench.jso
     tag = b.machine_tag(b.machine_info(threads, device))
     if mfu:
         out = out or f'runs/bench/{tag}/mfu.json'
-        variants = tuple(dict([parse_set(v)]) for v in (vary or []))
+        variants = tuple(parse_sets(v) for v in (vary or []))
         res = b.mfu_bench(out, tuple(tasks), tuple(pes or ['none']), profile, threads, steps, log=log, variants=variants, clock=clock)
-        print('\n' + b.mfu_table(res['rows']) + f"\n\nwrote {out} in {res['wall_s']:.0f} s")
+        print('\n' + b.mfu_table(res['rows']) + ('\n\n' + b.mfu_by_change(res['rows']) if variants else '')
+              + f"\n\nwrote {out} in {res['wall_s']:.0f} s")
         return 0
     if long:
         q = '-quick' if quick else ''

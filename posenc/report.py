@@ -207,21 +207,46 @@ def sec_setup(ctx:ReportContext) -> str:
 # %% ../nbs/12c_report.ipynb #b8be53b7
 def _bench_targets(b:dict, kind:str, tag:str, slug:str) -> str:
     "The targets table for one machine and model kind: lengths folded into one cell per measure, targets marked."
-    from posenc.results import bench_targets, TIME_TARGETS, MEM_TARGETS
+    from posenc.results import bench_targets, TIME_TARGETS, MEM_TARGETS, LONG_T
     header, rows = bench_targets(b, kind)
     Ts = [h.split('T=')[1] for h in header if h.startswith('time ÷ none')]
     n = len(Ts)
     fold = lambda r, k: ' / '.join(r[2 + k * n:2 + (k + 1) * n])
-    body = [[r[0], r[1], fold(r, 0), fold(r, 1), fold(r, 2), r[-2], r[-1]] for r in rows]
+    body = [[r[0], r[1], fold(r, 0), fold(r, 1), fold(r, 2), r[-3], r[-2], r[-1]] for r in rows]
     cats = ', '.join(f'{c} ≤ {v:.2f}' for c, v in TIME_TARGETS.items())
     mems = ', '.join(f'{p} ≤ {v:.2f}' for p, v in MEM_TARGETS.items())
     cpu = (b.get('machine') or {}).get('device', 'cpu') == 'cpu'
     return md_table(['encoding', 'category'] + [f'{w} (T={"/".join(Ts)})' for w in ('time ÷ none', 'memory ÷ none', 'posenc ÷ x-transformers')]
-                    + [header[-2], header[-1]], body,
+                    + header[-3:], body,
                     f'Speed and memory targets, {kind}, benchmark {tag}: training step time and peak step memory divided by no encoding, '
                     f'and posenc divided by x-transformers, at each length. Step time at T=512 on the CPU: {cats}'
-                    + ('' if cpu else ' (not judged on this GPU)') + f'; peak memory at T=2048: {mems}.',
+                    + ('' if cpu else ' (not judged on this GPU)') + f'; peak memory at T=2048: {mems}. '
+                    + (f'At T ≥ {LONG_T:,}, time and memory each at most 1.5× none (CoPE 2×); the largest ratio is given.' if cpu else
+                       f'At T ≥ {LONG_T:,} under bf16, time at most 1.3× none (contextual schemes 2×, CoPE and FoX 3×) and memory 1.5×; the largest ratio is given.'),
                     f'bench-{slug}-{kind}-targets')
+
+# %% ../nbs/12c_report.ipynb #5290a43f
+def _bench_long_summary(b:dict, kind:str) -> str:
+    "A sentence per model kind: the schemes that meet the long-context targets (T ≥ `LONG_T`) and, for the others, their largest ratio and where."
+    from posenc.results import LONG_T, long_limits
+    cpu = (b.get('machine') or {}).get('device', 'cpu') == 'cpu'
+    rows = [r for r in b.get('train') or [] if isinstance(r, dict) and r.get('lib', 'posenc') == 'posenc' and r.get('kind') == kind
+            and r.get('T', 0) >= LONG_T and r.get('pe') != 'none']
+    worst = {}   # (scheme, 0 time | 1 memory) -> (largest ratio, its length)
+    for r in rows:
+        for i, k in enumerate(('ratio_to_none', 'mem_ratio_to_none')):
+            if r.get(k) is not None and r[k] > worst.get((r['pe'], i), (-1, 0))[0]: worst[r['pe'], i] = (r[k], r['T'])
+    pes = sorted({p for p, _ in worst}, key=_pe_key())
+    if not pes: return ''
+    over = lambda p, i: (p, i) in worst and worst[p, i][0] > long_limits(p, cpu)[i]
+    met = [p for p in pes if (p, 0) in worst and not over(p, 0) and not over(p, 1)]
+    miss = lambda i: '; '.join(f'{p} {worst[p, i][0]:.2f}× (T={worst[p, i][1]:,})' for p in pes if over(p, i))
+    Ts = sorted({r['T'] for r in rows})
+    out = (f"At T = {' and '.join(f'{T:,}' for T in Ts)} ({kind}), {len(met)} of {len(pes)} schemes stay within the long-context "
+           f"targets in both time and memory" + (f": {', '.join(met)}" if met else '') + '.')
+    for i, what in enumerate(('step time', 'peak memory')):
+        if m := miss(i): out += f' Over the {what} target, at the largest ratio measured: {m}.'
+    return out + '\n'
 
 # %% ../nbs/12c_report.ipynb #a71ac662
 def _pe_key():
@@ -275,7 +300,7 @@ def _bench_machine(ctx:ReportContext, p:Path, first:bool=True) -> list[str]:
     if b.get('notes'): out.append('Notes of the run: ' + '; '.join(md_escape(n) for n in b['notes']) + '.\n')
     if not train: return out + ['(the file lists no results)\n']
     for kind in sorted({r['kind'] for r in train}):
-        out += [_bench_ratio_table(train, kind, tag, slug), _bench_targets(b, kind, tag, slug)]
+        out += [t for t in (_bench_ratio_table(train, kind, tag, slug), _bench_targets(b, kind, tag, slug), _bench_long_summary(b, kind)) if t]
     if dec := _bench_decode_table(b, tag, slug): out.append(dec)
     fig = ctx.figures_dir.parent/'bench'/f'{tag}.png'
     if fig.is_file():

@@ -10,11 +10,12 @@ import numpy as np
 from .tasks import TASK_KINDS
 
 # %% auto #0
-__all__ = ['RUN_FILES', 'TIDY_COLUMNS', 'TIME_TARGETS', 'MEM_TARGETS', 'NoData', 'read_run', 'failure_cause', 'pe_order',
-           'pe_rank', 'run_dirs', 'load_runs', 'select', 'task_rank', 'tasks_of', 'by_pe', 'device_of', 'by_device',
-           'mean_std', 'ci95', 'ci95_interval', 'pe_means', 'best_pe', 'metric_at', 'tidy', 'tidy_log', 'default_k',
-           'clip_k', 'sliding_at', 'sentence_stats', 'score_from_stats', 'bootstrap_scores', 't_pvalue', 'welch',
-           'boot_p', 'pe_category', 'bench_targets', 'targets_table', 'long_rows', 'mean_reciprocal_rank']
+__all__ = ['RUN_FILES', 'TIDY_COLUMNS', 'TIME_TARGETS', 'MEM_TARGETS', 'LONG_T', 'NoData', 'read_run', 'failure_cause',
+           'pe_order', 'pe_rank', 'run_dirs', 'load_runs', 'select', 'task_rank', 'tasks_of', 'by_pe', 'device_of',
+           'by_device', 'mean_std', 'ci95', 'ci95_interval', 'pe_means', 'best_pe', 'metric_at', 'tidy', 'tidy_log',
+           'default_k', 'clip_k', 'sliding_at', 'sentence_stats', 'score_from_stats', 'bootstrap_scores', 't_pvalue',
+           'welch', 'boot_p', 'long_limits', 'pe_category', 'bench_targets', 'targets_table', 'long_rows',
+           'mean_reciprocal_rank']
 
 # %% ../nbs/10b_results.ipynb #761c6c10
 class NoData(Exception):
@@ -319,11 +320,26 @@ def boot_p(boot_a:np.ndarray, boot_b:np.ndarray) -> float:
 # %% ../nbs/10b_results.ipynb #a1b2c3d5
 TIME_TARGETS = {'additive': 1.10, 'rotary': 1.10, 'bias': 1.25, 'contextual': 1.6} # step time ÷ none at T=512, on the CPU
 MEM_TARGETS = {'alibi': 1.3, 't5': 1.3} # peak step memory ÷ none at T=2048, any device
+LONG_T = 2048 # the long-context targets hold at this length and beyond
+
+def long_limits(pe:str, cpu:bool=True) -> tuple[float, float]:
+    """Limits of a scheme's training step ÷ none at T ≥ `LONG_T`, (time, memory): on the CPU 1.5× for both (CoPE, whose gates
+    are a second pass over every query–key pair, 2×); on a GPU under bf16 time 1.3× (Shaw, XL, DeBERTa and the other
+    contextual schemes 2×; CoPE and FoX 3×) and memory 1.5×."""
+    if cpu: return (2., 2.) if pe == 'cope' else (1.5, 1.5)
+    return (3. if pe in ('cope', 'fox') else 2. if pe_category(pe) == 'contextual' else 1.3), 1.5
 
 def pe_category(pe:str) -> str:
     "The scheme's kind for the cost targets: its class's `category` (a per-layer schedule: its costliest scheme's); else 'other' (no target)."
     from posenc.encodings import is_pe, get_pe
     return (get_pe(pe).category if is_pe(pe) else None) or 'other'
+
+def _long_verdict(vals:dict, limit:float) -> str:
+    "Met or unmet at every long length measured ({T: ratio}), with the largest ratio and, when unmet, where."
+    vals = {T: v for T, v in vals.items() if v is not None}
+    if not vals: return '—'
+    T, v = max(vals.items(), key=lambda kv: kv[1])
+    return f'≤ {limit:.2f}: met (at most {v:.2f})' if v <= limit else f'≤ {limit:.2f}: **unmet** ({v:.2f} at T={T:,})'
 
 def _verdict(v, limit, where):
     if limit is None: return '—'
@@ -344,13 +360,17 @@ def bench_targets(res:dict, # the benchmark's JSON
     get = lambda p, T, k: (rows.get((p, T)) or {}).get(k)
     header = (['encoding', 'category'] + [f'time ÷ none T={T}' for T in Ts] + [f'memory ÷ none T={T}' for T in Ts]
               + [f'posenc ÷ x-transformers T={T}' for T in Ts] + [f'time target (T={time_T}{"" if cpu else ", CPU only"})',
-                                                                  f'memory target (T={mem_T})'])
+                                                                  f'memory target (T={mem_T})', f'long-context targets (T ≥ {LONG_T:,})'])
     out = []
     for p in pes:
         cat = pe_category(p)
         tt = _verdict(get(p, time_T, 'ratio_to_none'), TIME_TARGETS.get(cat), f'T={time_T}') if cpu else '—'
+        lt, lm = long_limits(p, cpu)
+        long = [T for T in Ts if T >= LONG_T]
+        lv = '—' if p == 'none' or not long else (f"time {_long_verdict({T: get(p, T, 'ratio_to_none') for T in long}, lt)}; "
+                                                  f"memory {_long_verdict({T: get(p, T, 'mem_ratio_to_none') for T in long}, lm)}")
         out.append([p, cat] + [f(get(p, T, 'ratio_to_none')) for T in Ts] + [f(get(p, T, 'mem_ratio_to_none')) for T in Ts]
-                   + [f(get(p, T, 'ratio_to_xt')) for T in Ts] + [tt, _verdict(get(p, mem_T, 'mem_ratio_to_none'), MEM_TARGETS.get(p), f'T={mem_T}')])
+                   + [f(get(p, T, 'ratio_to_xt')) for T in Ts] + [tt, _verdict(get(p, mem_T, 'mem_ratio_to_none'), MEM_TARGETS.get(p), f'T={mem_T}'), lv])
     return header, out
 
 def targets_table(res:dict, kind:str='lm', **kw) -> str:
