@@ -225,7 +225,7 @@ def _bench_targets(b:dict, kind:str, tag:str, slug:str) -> str:
                        f'At T ≥ {LONG_T:,} under bf16, time at most 1.3× none (contextual schemes 2×, CoPE and FoX 3×) and memory 1.5×; the largest ratio is given.'),
                     f'bench-{slug}-{kind}-targets')
 
-# %% ../nbs/12c_report.ipynb #5290a43f
+# %% ../nbs/12c_report.ipynb #d55d2a5a
 def _bench_long_summary(b:dict, kind:str) -> str:
     "A sentence per model kind: the schemes that meet the long-context targets (T ≥ `LONG_T`) and, for the others, their largest ratio and where."
     from posenc.results import LONG_T, long_limits
@@ -236,14 +236,14 @@ def _bench_long_summary(b:dict, kind:str) -> str:
     for r in rows:
         for i, k in enumerate(('ratio_to_none', 'mem_ratio_to_none')):
             if r.get(k) is not None and r[k] > worst.get((r['pe'], i), (-1, 0))[0]: worst[r['pe'], i] = (r[k], r['T'])
-    pes = sorted({p for p, _ in worst}, key=_pe_key())
+    pes = sorted({p for p, _ in worst}, key=lambda p: (pe_rank(p), p))
     if not pes: return ''
     over = lambda p, i: (p, i) in worst and worst[p, i][0] > long_limits(p, cpu)[i]
     met = [p for p in pes if (p, 0) in worst and not over(p, 0) and not over(p, 1)]
-    miss = lambda i: '; '.join(f'{p} {worst[p, i][0]:.2f}× (T={worst[p, i][1]:,})' for p in pes if over(p, i))
+    miss = lambda i: '; '.join(f'{md_escape(p)} {worst[p, i][0]:.2f}× (T={worst[p, i][1]:,})' for p in pes if over(p, i))
     Ts = sorted({r['T'] for r in rows})
     out = (f"At T = {' and '.join(f'{T:,}' for T in Ts)} ({kind}), {len(met)} of {len(pes)} schemes stay within the long-context "
-           f"targets in both time and memory" + (f": {', '.join(met)}" if met else '') + '.')
+           f"targets in both time and memory" + (f": {', '.join(map(md_escape, met))}" if met else '') + '.')
     for i, what in enumerate(('step time', 'peak memory')):
         if m := miss(i): out += f' Over the {what} target, at the largest ratio measured: {m}.'
     return out + '\n'
