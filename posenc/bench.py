@@ -659,7 +659,7 @@ def mfu_bench(out_path:str, # the JSON file to write
     write_json(out_path, res)
     return res
 
-# %% ../nbs/13_bench.ipynb #1cdbc8b6
+# %% ../nbs/13_bench.ipynb #1d50788b
 def mfu_by_change(rows:list, # `recipe_mfu` rows, e.g. `posenc bench --mfu --vary block_size=256 ...`'s
                   relative:bool=True) -> str: # also each step's time ÷ the same recipe with no encoding
     "A Markdown table with a row per task and encoding and a column per recipe change: step time (÷ no encoding) and MFU."
