@@ -219,7 +219,7 @@ def _bench_targets(b:dict, kind:str, tag:str, slug:str) -> str:
     return md_table(['encoding', 'category'] + [f'{w} (T={"/".join(Ts)})' for w in ('time ÷ none', 'memory ÷ none', 'posenc ÷ x-transformers')]
                     + header[-3:], body,
                     f'Speed and memory targets, {kind}, benchmark {tag}: training step time and peak step memory divided by no encoding, '
-                    f'and posenc divided by x-transformers, at each length. Step time at T=512 on the CPU: {cats}'
+                    f'and posenc divided by x-transformers, at each length. Step time ({kind}) at T=512 on the CPU: {cats}'
                     + ('' if cpu else ' (not judged on this GPU)') + f'; peak memory at T=2048: {mems}. '
                     + (f'At T ≥ {LONG_T:,}, time and memory each at most 1.5× none (CoPE 2×); the largest ratio is given.' if cpu else
                        f'At T ≥ {LONG_T:,} under bf16, time at most 1.3× none (contextual schemes 2×, CoPE and FoX 3×) and memory 1.5×; the largest ratio is given.'),
