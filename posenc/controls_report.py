@@ -134,17 +134,32 @@ def clip_md(rows:list[dict], label:str='controls-clip') -> str:
                     "leads the base profile among those that clip nothing and passed the training check (ahead / behind: Welch's t test over seeds, p < 0.05; "
                     "untested: fewer than two seeds).", label)
 
+def _and(xs:list) -> str: return ', '.join(xs[:-1]) + f" and {xs[-1]}" if len(xs) > 1 else ''.join(xs)
+
 def clip_findings(rows:list[dict]) -> list[str]:
-    "One sentence per task and scheme: the k at which it is ahead of, level with and behind the best unclipped encoding."
+    """One sentence per task: each clipped scheme's mean at each k, against the best encoding that clips nothing, and its change from the
+    base k to the largest k tested; schemes whose numbers read alike share one clause."""
     out = []
-    for x in rows:
-        by = {}
-        for c in x['cells']:
-            if (v := verdict(c['vs'])) != 'untested': by.setdefault(v, []).append(str(c['k']))
-        if not by or x['rival'] is None: continue
-        parts = [f"{v} at k = {' and '.join(ks)}" for v, ks in by.items()]
-        out.append(f"On {x['task']}, by {x['measure']}, {x['scheme']} against {x['rival']} (the best encoding that clips nothing): {'; '.join(parts)}.")
+    for t in dict.fromkeys(x['task'] for x in rows):
+        xs = [x for x in rows if x['task'] == t and x['rival'] is not None]
+        said = {}   # clause text (without names) -> the schemes it describes
+        for x in xs:
+            cells = [c for c in x['cells'] if c['scores'] and verdict(c['vs']) != 'untested']
+            if len(cells) < 2: continue   # nothing to set against the base k yet
+            means, vs = [num(mean_std(c['scores'])[0], 3) for c in cells], [verdict(c['vs']) for c in cells]
+            ks = _and([str(c['k']) for c in cells])
+            text = f"{means[0]} at k = {ks} alike" if len(set(means)) == 1 else f"{', '.join(means)} at k = {ks}"
+            text += f" (against {x['rival']}: " + (f"{vs[0]} at each k" if len(set(vs)) == 1 else ', '.join(f"{v} at k = {c['k']}" for v, c in zip(vs, cells)))
+            if len(set(means)) > 1 and (v := verdict(own := gain(cells[-1]['scores'], cells[0]['scores'], x['higher']))) != 'untested':
+                text += f"; from k = {cells[0]['k']} to {cells[-1]['k']}: {gain_txt(own)}, " + dict(ahead='better', behind='worse').get(v, v)
+            text += ')'
+            said.setdefault(text, []).append(x['scheme'])
+        if said:
+            x = xs[0]
+            out.append(f"On {t}, by {x['measure']}, with {x['rival']} ({num(x['rival_mean'], 3)}) the best encoding that clips nothing: "
+                       + '; '.join(f"{_and(names)} {text}" for text, names in said.items()) + '.')
     return out
+
 
 # %% ../nbs/12bc_controls_report.ipynb #5d6b646b
 def lr_rows(ctx:ReportContext, ladder, n_resamples:int=1000) -> list[dict]:
