@@ -228,20 +228,13 @@ def _bench_targets(b:dict, kind:str, tag:str, slug:str) -> str:
 # %% ../nbs/12c_report.ipynb #d55d2a5a
 def _bench_long_summary(b:dict, kind:str) -> str:
     "A sentence per model kind: the schemes that meet the long-context targets (T ≥ `LONG_T`) and, for the others, their largest ratio and where."
-    from posenc.results import LONG_T, long_limits
-    cpu = (b.get('machine') or {}).get('device', 'cpu') == 'cpu'
-    rows = [r for r in b.get('train') or [] if isinstance(r, dict) and r.get('lib', 'posenc') == 'posenc' and r.get('kind') == kind
-            and r.get('T', 0) >= LONG_T and r.get('pe') != 'none']
-    worst = {}   # (scheme, 0 time | 1 memory) -> (largest ratio, its length)
-    for r in rows:
-        for i, k in enumerate(('ratio_to_none', 'mem_ratio_to_none')):
-            if r.get(k) is not None and r[k] > worst.get((r['pe'], i), (-1, 0))[0]: worst[r['pe'], i] = (r[k], r['T'])
-    pes = sorted({p for p, _ in worst}, key=lambda p: (pe_rank(p), p))
+    from posenc.results import long_worst
+    lw = long_worst(b, kind)
+    pes = sorted((p for p, w in lw.items() if w['worst'] != [None, None]), key=lambda p: (pe_rank(p), p))
     if not pes: return ''
-    over = lambda p, i: (p, i) in worst and worst[p, i][0] > long_limits(p, cpu)[i]
-    met = [p for p in pes if (p, 0) in worst and not over(p, 0) and not over(p, 1)]
-    miss = lambda i: '; '.join(f'{md_escape(p)} {worst[p, i][0]:.2f}× (T={worst[p, i][1]:,})' for p in pes if over(p, i))
-    Ts = sorted({r['T'] for r in rows})
+    met = [p for p in pes if lw[p]['met'][0] and lw[p]['met'][1] is not False]
+    miss = lambda i: '; '.join(f"{md_escape(p)} {lw[p]['worst'][i][0]:.2f}× (T={lw[p]['worst'][i][1]:,})" for p in pes if lw[p]['met'][i] is False)
+    Ts = sorted({T for p in pes for T in lw[p]['T']})
     out = (f"At T = {' and '.join(f'{T:,}' for T in Ts)} ({kind}), {len(met)} of {len(pes)} schemes stay within the long-context "
            f"targets in both time and memory" + (f": {', '.join(map(md_escape, met))}" if met else '') + '.')
     for i, what in enumerate(('step time', 'peak memory')):

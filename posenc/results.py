@@ -14,7 +14,7 @@ __all__ = ['RUN_FILES', 'TIDY_COLUMNS', 'TIME_TARGETS', 'MEM_TARGETS', 'LONG_T',
            'pe_order', 'pe_rank', 'run_dirs', 'load_runs', 'select', 'task_rank', 'tasks_of', 'by_pe', 'device_of',
            'by_device', 'mean_std', 'ci95', 'ci95_interval', 'pe_means', 'best_pe', 'metric_at', 'tidy', 'tidy_log',
            'default_k', 'clip_k', 'sliding_at', 'sentence_stats', 'score_from_stats', 'bootstrap_scores', 't_pvalue',
-           'welch', 'boot_p', 'long_limits', 'pe_category', 'bench_targets', 'targets_table', 'long_rows',
+           'welch', 'boot_p', 'long_limits', 'pe_category', 'long_worst', 'bench_targets', 'targets_table', 'long_rows',
            'mean_reciprocal_rank']
 
 # %% ../nbs/10b_results.ipynb #761c6c10
@@ -334,11 +334,25 @@ def pe_category(pe:str) -> str:
     from posenc.encodings import is_pe, get_pe
     return (get_pe(pe).category if is_pe(pe) else None) or 'other'
 
-def _long_verdict(vals:dict, limit:float) -> str:
-    "Met or unmet at every long length measured ({T: ratio}), with the largest ratio and, when unmet, where."
-    vals = {T: v for T, v in vals.items() if v is not None}
-    if not vals: return '—'
-    T, v = max(vals.items(), key=lambda kv: kv[1])
+def long_worst(res:dict, # the benchmark's JSON
+               kind:str='lm', lib:str='posenc') -> dict[str, dict]:
+    """Each scheme's largest training-step ratio ÷ none at T ≥ `LONG_T`: {pe: {'worst': [(time ratio, its T) or None,
+    (memory ratio, its T) or None], 'limits': `long_limits`, 'met': [bool or None (not measured)] × 2, 'T': lengths measured}}."""
+    cpu, out = (res.get('machine') or {}).get('device', 'cpu') == 'cpu', {}
+    for r in res.get('train') or []:
+        if not (isinstance(r, dict) and r.get('lib', 'posenc') == lib and r.get('kind') == kind and r.get('T', 0) >= LONG_T
+                and r.get('pe') not in (None, 'none')): continue
+        w = out.setdefault(r['pe'], dict(worst=[None, None], limits=long_limits(r['pe'], cpu), T=[]))
+        w['T'].append(r['T'])
+        for i, k in enumerate(('ratio_to_none', 'mem_ratio_to_none')):
+            if r.get(k) is not None and (w['worst'][i] is None or r[k] > w['worst'][i][0]): w['worst'][i] = (r[k], r['T'])
+    for w in out.values(): w['met'] = [None if x is None else x[0] <= lim for x, lim in zip(w['worst'], w['limits'])]
+    return out
+
+def _long_verdict(worst:tuple|None, limit:float) -> str:
+    "Met or unmet at every long length measured, from the largest ratio and its length (`long_worst`)."
+    if worst is None: return '—'
+    v, T = worst
     return f'≤ {limit:.2f}: met (at most {v:.2f})' if v <= limit else f'≤ {limit:.2f}: **unmet** ({v:.2f} at T={T:,})'
 
 def _verdict(v, limit, where):
@@ -361,14 +375,12 @@ def bench_targets(res:dict, # the benchmark's JSON
     header = (['encoding', 'category'] + [f'time ÷ none T={T}' for T in Ts] + [f'memory ÷ none T={T}' for T in Ts]
               + [f'posenc ÷ x-transformers T={T}' for T in Ts] + [f'time target (T={time_T}{"" if cpu else ", CPU only"})',
                                                                   f'memory target (T={mem_T})', f'long-context targets (T ≥ {LONG_T:,})'])
-    out = []
+    out, long = [], long_worst(res, kind, lib)
     for p in pes:
         cat = pe_category(p)
         tt = _verdict(get(p, time_T, 'ratio_to_none'), TIME_TARGETS.get(cat), f'T={time_T}') if cpu else '—'
-        lt, lm = long_limits(p, cpu)
-        long = [T for T in Ts if T >= LONG_T]
-        lv = '—' if p == 'none' or not long else (f"time {_long_verdict({T: get(p, T, 'ratio_to_none') for T in long}, lt)}; "
-                                                  f"memory {_long_verdict({T: get(p, T, 'mem_ratio_to_none') for T in long}, lm)}")
+        lv = '—' if (w := long.get(p)) is None else \
+             f"time {_long_verdict(w['worst'][0], w['limits'][0])}; memory {_long_verdict(w['worst'][1], w['limits'][1])}"
         out.append([p, cat] + [f(get(p, T, 'ratio_to_none')) for T in Ts] + [f(get(p, T, 'mem_ratio_to_none')) for T in Ts]
                    + [f(get(p, T, 'ratio_to_xt')) for T in Ts] + [tt, _verdict(get(p, mem_T, 'mem_ratio_to_none'), MEM_TARGETS.get(p), f'T={mem_T}'), lv])
     return header, out
