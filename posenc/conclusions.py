@@ -7,12 +7,12 @@ from __future__ import annotations
 import collections, functools, math, re
 from .results import select, tasks_of, by_pe, pe_means, welch, mean_reciprocal_rank, metric_at, clip_k
 from .kinds import KINDS, get_kind
-from .context import num, md_table, ReportContext, train_check, synthetic_trained, trained, judged, copy_checks
+from .context import num, fmt_p, md_table, ReportContext, train_check, synthetic_trained, trained, judged, copy_checks
 from .sections import _bleu, _val_loss, SEEDS_AND_SENTENCES, boot_test, low_bleu_caveat
 from .ladder_report import ladders_of
 
 # %% auto #0
-__all__ = ['PRESS_COMPARED', 'KAZEMNEJAD_MRR', 'KAZEMNEJAD_OTHERS', 'KAZEMNEJAD_SHORT', 'WMT_ORDER', 'fmt_p', 'judge', 'compare',
+__all__ = ['PRESS_COMPARED', 'KAZEMNEJAD_MRR', 'KAZEMNEJAD_OTHERS', 'KAZEMNEJAD_SHORT', 'WMT_ORDER', 'judge', 'compare',
            'retrieval_tasks', 'conclusion_vaswani', 'clipped', 'conclusion_press', 'synthetic_mrr', 'mrr_table',
            'conclusion_kazemnejad', 'mrr_sentence', 'anchor_tasks', 'conclusion_rope', 'conclusion_haviv',
            'link_verdict', 'conclusion_wmt_order', 'conclusion_shaw', 'repeated_sentences', 'headline_of',
@@ -20,11 +20,6 @@ __all__ = ['PRESS_COMPARED', 'KAZEMNEJAD_MRR', 'KAZEMNEJAD_OTHERS', 'KAZEMNEJAD_
            'task_families', 'family_test', 'tests_opening', 'sec_conclusions', 'withheld_sentence']
 
 # %% ../nbs/12b_conclusions.ipynb #dd7feb00
-def fmt_p(p:float) -> str:
-    "A p-value for prose."
-    if p is None or not math.isfinite(p): return 'p not computable (fewer than two seeds a side)'
-    return 'p < 0.001' if p < 0.001 else f'p = {p:.3f}'
-
 def judge(diff:float, p:float, expect:int, alpha:float=0.05) -> str:
     "Verdict on a published claim: `expect` 0 (no difference) or +1 (diff > 0)."
     testable = p is not None and math.isfinite(p)

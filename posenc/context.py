@@ -14,7 +14,7 @@ from .kinds import get_kind
 log = logging.getLogger('posenc.context')
 
 # %% auto #0
-__all__ = ['log', 'num', 'pmci', 'pm', 'md_escape', 'md_table', 'ReportContext', 'passes', 'check_runs', 'train_check',
+__all__ = ['log', 'num', 'fmt_p', 'pmci', 'pm', 'md_escape', 'md_table', 'ReportContext', 'passes', 'check_runs', 'train_check',
            'extra_test_sets', 'test_set_checks', 'synthetic_trained', 'trained', 'copy_checks', 'judged',
            'trained_table', 'sec_trained']
 
@@ -23,6 +23,11 @@ def num(x, nd:int=2) -> str:
     "`x` with `nd` decimals (thousands separated when nd=0); '—' when missing."
     if x is None or (isinstance(x, float) and not math.isfinite(x)): return '—'
     return f'{x:,.0f}' if nd == 0 else f'{x:.{nd}f}'
+
+def fmt_p(p:float) -> str:
+    "A p-value for prose: 'p < 0.001' below that, else three decimals."
+    if p is None or not math.isfinite(p): return 'p not computable (fewer than two seeds a side)'
+    return 'p < 0.001' if p < 0.001 else f'p = {p:.3f}'
 
 def pmci(xs, nd:int=2) -> str:
     "'mean ± h', h the half-width of the 95% confidence interval of the mean over the values (just the value when there is one)."

@@ -9,7 +9,7 @@ from pathlib import Path
 import numpy as np
 from .results import load_runs, select, by_pe, welch, metric_at, pe_rank, tasks_of, sliding_at
 from .kinds import get_kind
-from .context import num, md_table, md_escape, ReportContext
+from .context import num, fmt_p, md_table, md_escape, ReportContext
 from .ladder import load_ladder, ladder_names
 from .transfer import transfer_table, scores_of, MIN_SEEDS
 
@@ -113,7 +113,7 @@ def anchor_checks(ctx:ReportContext, ladder) -> list[str]:
         if min(len(xa), len(xb)) < MIN_SEEDS: return None
         w = welch(xa, xb)
         better = (w['diff'] > 0) == hi
-        return (f"{a} − {b} {what} = {num(w['diff'], 3)} ± {num(w['se'], 3)} (p = {num(w['p'], 3)}; {w['n'][0]} and {w['n'][1]} seeds: "
+        return (f"{a} − {b} {what} = {num(w['diff'], 3)} ± {num(w['se'], 3)} ({fmt_p(w['p'])}; {w['n'][0]} and {w['n'][1]} seeds: "
                 + (f"{a if better else b} better, significantly" if w['p'] < 0.05 else 'within noise') + ')')
     for r in ladder.select():
         for t in r.tasks:
