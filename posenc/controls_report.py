@@ -134,6 +134,11 @@ def clip_md(rows:list[dict], label:str='controls-clip') -> str:
                     "leads the base profile among those that clip nothing and passed the training check (ahead / behind: Welch's t test over seeds, p < 0.05; "
                     "untested: fewer than two seeds).", label)
 
+def _by_task(rows:list[dict]) -> dict[str, list[dict]]:
+    out = {}
+    for x in rows: out.setdefault(x['task'], []).append(x)
+    return out
+
 def _and(xs:list) -> str: return ', '.join(xs[:-1]) + f" and {xs[-1]}" if len(xs) > 1 else ''.join(xs)
 
 def clip_findings(rows:list[dict]) -> list[str]:
@@ -254,17 +259,28 @@ def change_findings(rows:list[dict]) -> list[str]:
 def control_findings(ctx:ReportContext, ladder) -> list[str]:
     "A digest of every question that has numbers at a rung, for the report's opening list (its sentences are the section's, shortened)."
     out, kinds = [], {control_of(r) for r in ladder.select()}
-    if 'params' in kinds:
+    if 'params' in kinds:   # each scheme against its strongest widened baseline
+        best = {}
         for x in matched_rows(ctx, ladder):
             if 'scheme' in x and math.isfinite(x['matched']['se']):
-                out.append(f"{x['scheme']} − {x['baseline']} widened to its parameters on {x['task']}: {gain_txt(x['matched'])}")
-    for x in clip_rows(ctx, ladder):
-        cells = [c for c in x['cells'] if verdict(c['vs']) != 'untested']
-        if x['rival'] and any(c['where'] != ladder.base for c in cells):
-            vs = {verdict(c['vs']) for c in cells}
-            out.append(f"{x['scheme']} on {x['task']}: " + ', '.join(f"{num(mean_std(c['scores'])[0], 3)} at k = {c['k']}" for c in cells)
-                       + f" ({x['rival']}, the best that clips nothing, {num(x['rival_mean'], 3)}: "
-                       + (f"{vs.pop()} at each k)" if len(vs) == 1 else ', '.join(f"{verdict(c['vs'])} at k = {c['k']}" for c in cells) + ')'))
+                k = (x['task'], x['scheme']); best[k] = min(best.get(k, x), x, key=lambda y: y['matched']['gain'])
+        out += [f"{x['scheme']} − {x['baseline']} widened to its parameters on {x['task']}: {gain_txt(x['matched'])}" for x in best.values()]
+    flat = {}   # tasks where no k changes any scheme's score: one clause for all of them
+    for t, xs in _by_task(clip_rows(ctx, ladder)).items():
+        moves = []
+        for x in xs:
+            cells = [c for c in x['cells'] if len(c['scores']) >= MIN_SEEDS]
+            if len(cells) < 2 or not x['rival']: continue
+            m0, m1 = (float(np.mean(c['scores'])) for c in (cells[0], cells[-1]))
+            moves.append((x, cells, m0, m1, verdict(gain(cells[-1]['scores'], cells[0]['scores'], x['higher']))))
+        if not moves: continue
+        if all(num(m0, 3) == num(m1, 3) == num(moves[0][2], 3) for _, _, m0, m1, _ in moves):
+            flat.setdefault((num(moves[0][2], 3), _and([x['scheme'] for x, *_ in moves])), []).append(t); continue
+        k0, k1 = moves[0][1][0]['k'], max(c[-1]['k'] for _, c, *_ in moves)
+        out.append(f"on {t}, from k = {k0} to {k1}: " + ', '.join(
+            f"{x['scheme']} {num(m0, 3)} → {num(m1, 3)} ({dict(ahead='better', behind='worse').get(v, v)})" for x, _, m0, m1, v in moves)
+            + f" ({moves[0][0]['rival']}, which clips nothing: {num(moves[0][0]['rival_mean'], 3)})")
+    out += [f"on {_and(ts)}, {names} score {v} at every k tried" for (v, names), ts in flat.items()]
     if 'lr' in kinds:
         out += [f"on {x['task']}, τ between the rankings at the recipe's rate and at each encoding's best = {num(x['tau'], 2)} "
                 f"[{num(x['low'], 2)}, {num(x['high'], 2)}]" for x in lr_rows(ctx, ladder, ctx.n_boot) if 'tau' in x]
@@ -273,9 +289,11 @@ def control_findings(ctx:ReportContext, ladder) -> list[str]:
         out += [f"on {x['task']} with data drawn from each seed, τ against the shared draw = {num(x['tau'], 2)} [{num(x['low'], 2)}, {num(x['high'], 2)}]"
                 for x in transfer_rows(ctx, data, ctx.n_boot) if isinstance(x.get('tau'), float) and math.isfinite(x['tau'])]
     if 'single' in kinds:
-        first = {}   # each rung and task's first measure (the headline: `measures` lists it first)
-        out += [f"{x['pe']} at {x['rung']} on {x['task']}: {gain_txt(x['gain'])}" for x in change_rows(ctx, ladder)
-                if first.setdefault((x['rung'], x['task']), x['measure']) == x['measure'] and x['gain'] is not None]
+        first, by = {}, {}   # each rung and task's first measure (the headline: `measures` lists it first); one clause per rung and encoding
+        for x in change_rows(ctx, ladder):
+            if first.setdefault((x['rung'], x['task']), x['measure']) == x['measure'] and x['gain'] is not None:
+                by.setdefault((x['pe'], x['rung']), []).append(f"{x['task']} {gain_txt(x['gain'])}")
+        out += [f"{pe} at {rung}, its gain on " + ', '.join(gs) for (pe, rung), gs in by.items()]
     return out
 
 def sec_controls(ctx:ReportContext) -> str:
