@@ -13,9 +13,9 @@ from .transfer import rank_agreement, scores_of, MIN_SEEDS, TooFewRuns, NoRankin
 from .ladder_report import measures, rung_runs, ladders_of, transfer_rows, transfer_md, transfer_findings
 
 # %% auto #0
-__all__ = ['CONTROLS', 'control_of', 'gain', 'gain_txt', 'verdict', 'matched_rows', 'matched_md', 'matched_findings', 'clip_rows',
-           'clip_md', 'clip_findings', 'lr_rows', 'lr_md', 'lr_findings', 'change_rows', 'change_md', 'change_findings',
-           'control_findings', 'sec_controls']
+__all__ = ['CONTROLS', 'control_of', 'gain', 'gain_txt', 'verdict', 'matched_rows', 'matched_md', 'strongest', 'matched_findings',
+           'clip_rows', 'clip_md', 'clip_findings', 'lr_rows', 'lr_md', 'lr_findings', 'change_rows', 'change_md',
+           'change_findings', 'control_findings', 'sec_controls', 'control_notes']
 
 # %% ../nbs/12bc_controls_report.ipynb #d124582e
 CONTROLS = ('params', 'clip', 'lr', 'data', 'single')   # the questions, in the section's order
@@ -85,13 +85,19 @@ def matched_md(rows:list[dict], label:str='controls-params') -> str:
                     "parameter count. Gain: how much better the scheme's seed mean is (positive: the scheme is better; for losses, "
                     "lower), ± the standard error of the difference, with Welch's p over seeds.", label)
 
+def strongest(rows:list[dict]) -> dict[tuple, tuple[dict, dict]]:
+    """{(task, scheme): (the row of its strongest plain baseline, that of its strongest widened one)}, for the schemes whose
+    every baseline has 2 seeds or more at both widths (until then the strongest is not known)."""
+    groups = {}
+    for x in rows:
+        if 'scheme' in x: groups.setdefault((x['task'], x['scheme']), []).append(x)
+    return {k: (min(xs, key=lambda x: x['plain']['gain']), min(xs, key=lambda x: x['matched']['gain'])) for k, xs in groups.items()
+            if all(math.isfinite(x[w]['se']) for x in xs for w in ('plain', 'matched'))}
+
 def matched_findings(rows:list[dict]) -> list[str]:
     "One sentence per task and scheme: its lead over the strongest baseline, plain and at matched parameters ([] without numbers)."
-    out, groups = [], {}
-    for x in rows:
-        if 'scheme' in x and math.isfinite(x['matched']['se']): groups.setdefault((x['task'], x['scheme']), []).append(x)
-    for (t, s), xs in groups.items():
-        p = min(xs, key=lambda x: x['plain']['gain']); m = min(xs, key=lambda x: x['matched']['gain'])
+    out = []
+    for (t, s), (p, m) in strongest(rows).items():
         v = verdict(m['matched'])
         said = {'ahead': 'its lead holds at matched parameters', 'within noise': 'at matched parameters its lead is within noise',
                 'behind': 'at matched parameters the widened baseline is ahead'}[v]
@@ -260,11 +266,8 @@ def control_findings(ctx:ReportContext, ladder) -> list[str]:
     "A digest of every question that has numbers at a rung, for the report's opening list (its sentences are the section's, shortened)."
     out, kinds = [], {control_of(r) for r in ladder.select()}
     if 'params' in kinds:   # each scheme against its strongest widened baseline
-        best = {}
-        for x in matched_rows(ctx, ladder):
-            if 'scheme' in x and math.isfinite(x['matched']['se']):
-                k = (x['task'], x['scheme']); best[k] = min(best.get(k, x), x, key=lambda y: y['matched']['gain'])
-        out += [f"{x['scheme']} − {x['baseline']} widened to its parameters on {x['task']}: {gain_txt(x['matched'])}" for x in best.values()]
+        out += [f"{x['scheme']} − {x['baseline']} widened to its parameters on {x['task']}: {gain_txt(x['matched'])}"
+                for _, x in strongest(matched_rows(ctx, ladder)).values()]
     flat = {}   # tasks where no k changes any scheme's score: one clause for all of them
     for t, xs in _by_task(clip_rows(ctx, ladder)).items():
         moves = []
@@ -335,3 +338,18 @@ def sec_controls(ctx:ReportContext) -> str:
         if kinds['single']:
             rows = change_rows(ctx, lad); part('Single changes', 'single', kinds['single'], change_md(rows), change_findings(rows))
     return '\n'.join(out)
+
+# %% ../nbs/12bc_controls_report.ipynb #33f7d651
+def control_notes(ctx:ReportContext) -> dict[tuple, list[str]]:
+    """What the controls say of a scheme on a task, {(task, scheme): short clauses} for the findings that name it: its gain over
+    the strongest baseline widened to its parameter count, and its score at the largest clipping distance run (2 seeds or more)."""
+    out = {}
+    for lad in ladders_of(ctx.runs_dir, 'controls'):
+        for k, (_, x) in strongest(matched_rows(ctx, lad)).items():
+            out.setdefault(k, []).append(f"against {x['baseline']} widened to its parameters {gain_txt(x['matched'])}, "
+                                         f"{verdict(x['matched'])} (@sec-controls-params)")
+        for x in clip_rows(ctx, lad):
+            if cells := [c for c in x['cells'][1:] if len(c['scores']) >= MIN_SEEDS]:
+                c = max(cells, key=lambda c: c['k'])
+                out.setdefault((x['task'], x['scheme']), []).append(f"{num(float(np.mean(c['scores'])), 3)} with k = {c['k']} (@sec-controls-clip)")
+    return out

@@ -15,7 +15,7 @@ from .context import num, pm, pmci, md_escape, md_table, ReportContext, _see, _f
 from .sections import sec_results, sec_extrapolation, sec_examples, context_use
 from .conclusions import sec_conclusions, task_families, leading_group, synthetic_mrr, withheld_sentence
 from .ladder_report import sec_transfer, ladders_of, rung_runs, transfer_rows, transfer_findings
-from .controls_report import sec_controls, control_findings
+from .controls_report import sec_controls, control_findings, control_notes
 from .context import trained_table   # also importable from here, beside `headline_markdown` (the README's tables)
 from .conclusions import repeated_sentences   # also importable from here (the committed report is checked with it)
 
@@ -491,16 +491,16 @@ def sec_glance(ctx:ReportContext) -> str:
             + headline_markdown(ctx.runs))
 
 # %% ../nbs/12c_report.ipynb #718af285
-def _leaders(ctx:ReportContext, tasks:list) -> str:
-    "Who leads each of `tasks` by its headline measure, tasks with the same leader together, and how many seeds."
+def _leaders(ctx:ReportContext, tasks:list, notes:dict=None) -> str:
+    "Who leads each of `tasks` by its headline measure, tasks with the same leader together, and how many seeds; `notes`: what the controls say of a leader on a task (`control_notes`)."
     by = {}
     for t in tasks:
         if (L := leading_group(ctx, t)) and L['lead']: by.setdefault(L['lead'][0], []).append((t, L))
     said = []
     for pe, tl in by.items():
-        qual = [f"{t} (@sec-res-{t}, " + (f"within noise of it: {', '.join(L['lead'][1:])})" if len(L['lead']) > 1 else
-                                         'every other trained encoding significantly behind)' if not L['untested'] else 'some encodings untested)')
-                for t, L in tl]
+        qual = [f"{t} (@sec-res-{t}, " + (f"within noise of it: {', '.join(L['lead'][1:])}" if len(L['lead']) > 1 else
+                                         'every other trained encoding significantly behind' if not L['untested'] else 'some encodings untested')
+                + ''.join(f"; {n}" for n in (notes or {}).get((t, pe), [])) + ')' for t, L in tl]
         ks = sorted({k for r in select(ctx.runs, pe=pe) if (k := clip_k(r)) is not None})
         said.append(f"{pe}" + (f" (relative distances clipped at k = {' and '.join(map(str, ks))})" if ks else '') + f" on {', '.join(qual)}")
     seeds = sorted({s for _, tl in by.items() for _, L in tl for s in L['seeds']})
@@ -508,7 +508,7 @@ def _leaders(ctx:ReportContext, tasks:list) -> str:
 
 def findings(ctx:ReportContext) -> list[str]:
     "At most eight bullets a reader can act on, each from the same evidence as the section it links to."
-    out = []
+    out, notes = [], control_notes(ctx)
     for title, tasks, _ in task_families(ctx):
         if title == 'Length generalisation':
             mrr, ts = synthetic_mrr(ctx)
@@ -516,9 +516,9 @@ def findings(ctx:ReportContext) -> list[str]:
                 top = list(mrr)[:3]
                 out.append(f"**{title}** (train short, test longer): over {len(ts)} trained synthetic tasks, {', '.join(f'{pe} ({num(mrr[pe], 2)})' for pe in top)} "
                            f"have the best mean reciprocal rank of accuracy beyond the training length (@tbl-mrr); by task the leaders differ: "
-                           + _leaders(ctx, tasks) + '.')
+                           + _leaders(ctx, tasks, notes) + '.')
             continue
-        if s := _leaders(ctx, tasks): out.append(f"**{title}**: best by its headline measure: {s}.")
+        if s := _leaders(ctx, tasks, notes): out.append(f"**{title}**: best by its headline measure: {s}.")
     if w := withheld_sentence(ctx): out.append(f"**Translation, not judged**: {w}")
     lm = select(ctx.runs, task='shakespeare')
     ex = _first(lm, 'metrics', 'extrapolation') or {}
