@@ -213,6 +213,57 @@ class _FusedAttention(torch.autograd.Function):
         return (*_blockwise_grads(do, G, q, k, v, bias, tvec, rel, krel, mask, o, lse, w, causal, d0, K, plan, wants, theta, rw),
                 *(None,) * 7)
 
+# %% ../nbs/00b_kernels.ipynb #b8c0528c
+def linear_slope(tvec:torch.Tensor, Tq:int) -> torch.Tensor|None:
+    "The per-head slope s of a Toeplitz vector that is s·(j − i) + c over the causal half (j ≤ i), else None."
+    if Tq < 2 or tvec.requires_grad: return None
+    half = tvec[:, :Tq]                                        # distances −(Tq−1) … 0
+    s = half[:, -1] - half[:, -2]
+    want = half[:, -1:] + s[:, None] * torch.arange(-(Tq - 1), 1, dtype=tvec.dtype, device=tvec.device)
+    return s if torch.allclose(half, want, rtol=1e-5, atol=1e-6 * (1 + want.abs().max().item())) else None
+
+class _LinearBiasAttention(torch.autograd.Function):
+    "Causal attention with the logit term s_h·(j − i), by blocks of `c` query rows on the unmasked flash kernel (see the text above)."
+    @staticmethod
+    def _wide(q, k, v, s):
+        B, H, T, d = q.shape
+        qa = torch.cat([q, (s * d ** 0.5).to(q.dtype)[None, :, None, None].expand(B, H, T, 1)], -1)
+        return qa, F.pad(k, (0, 1)), F.pad(v, (0, 1)), torch.arange(T, dtype=q.dtype, device=q.device)
+    @staticmethod
+    def forward(ctx, q, k, v, s, c):
+        B, H, T, d = q.shape
+        qa, ka, va, pos = _LinearBiasAttention._wide(q, k, v, s)
+        o, lse = q.new_empty(B, H, T, d), q.new_empty(B, H, T)
+        for r0 in range(0, T, c):
+            r1 = min(T, r0 + c); ka[..., :r1, d] = pos[:r1] - r0
+            ob, lb = _flash_cpu(qa[:, :, r0:r1], ka[:, :, r0:r1], va[:, :, r0:r1], 0., True, scale=d ** -0.5)
+            if r0 == 0: o[:, :, :r1], lse[:, :, :r1] = ob[..., :d], lb; continue
+            oa, la = _flash_cpu(qa[:, :, r0:r1], ka[:, :, :r0], va[:, :, :r0], 0., False, scale=d ** -0.5)
+            l = torch.logaddexp(la, lb)
+            o[:, :, r0:r1] = oa[..., :d] * (la - l).exp_().unsqueeze(-1) + ob[..., :d] * (lb - l).exp_().unsqueeze(-1)
+            lse[:, :, r0:r1] = l
+        ctx.save_for_backward(q, k, v, s, o, lse); ctx.c = c
+        return o
+    @staticmethod
+    def backward(ctx, do):
+        q, k, v, s, o, lse = ctx.saved_tensors
+        B, H, T, d = q.shape
+        qa, ka, va, pos = _LinearBiasAttention._wide(q, k, v, s)
+        oa, doa = F.pad(o, (0, 1)), F.pad(do.contiguous(), (0, 1))   # the extra value column is zero, so is its output
+        dq, dk, dv = torch.empty_like(q), torch.zeros_like(k), torch.zeros_like(v)
+        for r0 in range(0, T, ctx.c):
+            r1 = min(T, r0 + ctx.c); ka[..., :r1, d] = pos[:r1] - r0; rows = slice(r0, r1)
+            args = (doa[:, :, rows], qa[:, :, rows])
+            gq, gk, gv = _flash_cpu_bwd(*args, ka[:, :, rows], va[:, :, rows], oa[:, :, rows], lse[:, :, rows], 0., True, scale=d ** -0.5)
+            dk[:, :, rows] += gk[..., :d]; dv[:, :, rows] += gv[..., :d]; dq[:, :, rows] = gq[..., :d]
+            if r0:
+                gq, gk, gv = _flash_cpu_bwd(*args, ka[:, :, :r0], va[:, :, :r0], oa[:, :, rows], lse[:, :, rows], 0., False, scale=d ** -0.5)
+                dk[:, :, :r0] += gk[..., :d]; dv[:, :, :r0] += gv[..., :d]; dq[:, :, rows] += gq[..., :d]
+        return dq, dk, dv, None, None
+
+LINEAR_ROWS = 256     # query rows a block of `_LinearBiasAttention`
+LINEAR_MIN_T = 1536   # from this length on (training step of the bench LM, one thread: 4% slower at 1,024, 10% faster at 2,048)
+
 # %% ../nbs/00b_kernels.ipynb #4ddb3848
 def fused_attention(q:torch.Tensor, k:torch.Tensor, v:torch.Tensor, # (B,H,Tq,d), (B,H,Tk,d), (B,H,Tk,d), on the CPU
                     bias:torch.Tensor=None, # additive (1|B, H, Tq, Tk), may require grad; a `toeplitz_bias` sends its gradient to its vector, a `RowwiseBias` to its θ
@@ -228,6 +279,9 @@ def fused_attention(q:torch.Tensor, k:torch.Tensor, v:torch.Tensor, # (B,H,Tq,d)
     if q.device.type != 'cpu': raise ValueError(f"fused_attention runs on the CPU flash kernel; got a tensor on {q.device}")
     tvec = getattr(bias, 'toeplitz', None) if bias is not None else None
     if tvec is not None: bias, tvec = None, tvec.to(q.dtype).contiguous()     # rows built per block from the vector
+    if (tvec is not None and causal and q_off == k_off and q.shape[2] == k.shape[2] >= LINEAR_MIN_T and rel is None and krel is None and mask is None
+            and not need_w and q.dtype in (torch.float32, torch.float64) and (s := linear_slope(tvec, q.shape[2])) is not None):
+        return _LinearBiasAttention.apply(q.contiguous(), k.contiguous(), v.contiguous(), s, LINEAR_ROWS)   # ALiBi, causal
     rw = getattr(bias, 'rowwise', None) if bias is not None else None
     if rw is not None: bias = None                                         # rows built per block by `rw`, gradient to rw.theta
     elif bias is not None: bias = bias.to(q.dtype).contiguous()

@@ -1,0 +1,60 @@
+"""One training step of `posenc bench`'s decoder LM (4,096 tokens a batch, one thread) under two checkouts of posenc,
+alternated in fresh processes, with the losses of five AdamW steps on one fixed batch, which should agree to float rounding.
+
+    python tools/bench_checkouts.py OLD NEW T [T ...] --pes none alibi [--reps 2]
+
+OLD and NEW are checkouts (e.g. `git worktree add /tmp/old HEAD~1`); each process imports posenc from one of them.
+Process CPU time (median of 3 steps after one warm-up), so a busy machine slows it less than wall time.
+"""
+import argparse, json, os, subprocess, sys
+
+CHILD = r'''
+import json, sys, time, torch, torch.nn.functional as F
+import posenc
+torch.set_num_threads(1)
+from posenc.bench import bench_config, make_step
+from posenc.models import build_model
+pe, T = sys.argv[1], int(sys.argv[2])
+_, step = make_step(bench_config('posenc', 'lm', pe, T, 4096 // T)); step()
+ts = []
+for _ in range(3):
+    t0 = time.process_time(); step(); ts.append(time.process_time() - t0)
+torch.manual_seed(0)
+m = build_model('lm', vocab_size=1000, d_model=128, n_heads=4, n_layers=4, pe=pe, dropout=0., max_len=T)
+opt = torch.optim.AdamW(m.parameters(), 1e-3)
+x = torch.randint(4, 1000, (4096 // T, T + 1), generator=torch.Generator().manual_seed(1))
+losses = []
+for _ in range(5):
+    loss = F.cross_entropy(m(x[:, :-1]).flatten(0, 1), x[:, 1:].flatten())
+    loss.backward(); opt.step(); opt.zero_grad(); losses.append(loss.item())
+print(json.dumps(dict(step_s=sorted(ts)[1], losses=losses)))
+'''
+
+def run(checkout, pe, T):
+    env = dict(os.environ, OMP_NUM_THREADS='1', PYTHONPATH=os.path.abspath(checkout))
+    out = subprocess.run([sys.executable, '-c', CHILD, pe, str(T)], capture_output=True, text=True, env=env, cwd=checkout, check=True)
+    return json.loads(out.stdout.strip().splitlines()[-1])
+
+def main():
+    ap = argparse.ArgumentParser(description=__doc__.split('\n\n')[0])
+    ap.add_argument('old'); ap.add_argument('new'); ap.add_argument('T', type=int, nargs='+')
+    ap.add_argument('--pes', nargs='+', default=['none', 'alibi']); ap.add_argument('--reps', type=int, default=2)
+    a = ap.parse_args()
+    print(f"CPU seconds per training step (median of 3, one thread), {a.reps} alternated processes per checkout; "
+          f"the largest difference of the five losses, new − old")
+    print('| T | encoding | old: s per step | new: s per step | new ÷ old | old ÷ none | new ÷ none | max loss difference |')
+    print('|---|---|---|---|---|---|---|---|')
+    for T in a.T:
+        res = {}
+        for pe in a.pes:
+            for _ in range(a.reps):
+                for which in ('old', 'new'): res.setdefault((pe, which), []).append(run(getattr(a, which), pe, T))
+        best = {k: min(r['step_s'] for r in v) for k, v in res.items()}
+        for pe in a.pes:
+            o, n = best[pe, 'old'], best[pe, 'new']
+            dl = max(abs(x - y) for x, y in zip(res[pe, 'new'][0]['losses'], res[pe, 'old'][0]['losses']))
+            rel = lambda w: f"{best[pe, w] / best['none', w]:.2f}" if ('none', w) in best else '—'
+            print(f"| {T:,} | {pe} | {o:.3f} | {n:.3f} | {n / o:.2f} | {rel('old')} | {rel('new')} | {dl:.1e} |", flush=True)
+
+if __name__ == '__main__':
+    main()
