@@ -9,7 +9,6 @@ from .results import select, tasks_of, by_pe, pe_means, welch, mean_reciprocal_r
 from .kinds import KINDS, get_kind
 from .context import num, fmt_p, md_table, ReportContext, train_check, synthetic_trained, trained, judged, copy_checks
 from .sections import _bleu, _val_loss, SEEDS_AND_SENTENCES, boot_test, low_bleu_caveat
-from .ladder_report import ladders_of
 
 # %% auto #0
 __all__ = ['PRESS_COMPARED', 'KAZEMNEJAD_MRR', 'KAZEMNEJAD_OTHERS', 'KAZEMNEJAD_SHORT', 'WMT_ORDER', 'judge', 'compare',
@@ -95,15 +94,15 @@ def _press_rival(order:list) -> tuple[str, str]:
 
 def clipped(ctx, task:str, pe:str) -> str:
     """For a scheme that clips relative distances, ', its distances clipped at k = …' with the k of its runs on `task` ('' otherwise): a win
-    beyond the training length holds at that k. Where a controls ladder has clipped it at other k on `task` (2 seeds or more), what it
-    scores there follows, so that the reader sees whether the win survives a larger k."""
-    from posenc.controls_report import clip_rows   # imported here: that module builds on this one's neighbours
+    beyond the training length holds at that k. Where the controls clipped it at other k on `task` (`ctx.clip_beyond`, which
+    `posenc.report` fills from the controls ladder), what it scores there follows, so that the reader sees whether the win
+    survives a larger k."""
     ks = sorted({k for r in select(ctx.runs, task=task, pe=pe) if (k := clip_k(r)) is not None})
     if not ks: return ''
-    more = [(x['measure'], c) for lad in ladders_of(ctx.runs_dir, 'controls') for x in clip_rows(ctx, lad)
-            if x['task'] == task and x['scheme'] == pe for c in x['cells'] if c['k'] not in ks and len(c['scores']) >= 2]
-    then = (f"; clipped instead at k = {' and '.join(str(c['k']) for _, c in more)} (@sec-controls-clip), its {more[0][0]} is "
-            + ' and '.join(num(sum(c['scores']) / len(c['scores']), 3) for _, c in more)) if more else ''
+    what, more = ctx.clip_beyond.get((task, pe), (None, []))
+    more = [(k, m) for k, m in more if k not in ks]
+    then = (f"; clipped instead at k = {' and '.join(str(k) for k, _ in more)} (@sec-controls-clip), its {what} is "
+            + ' and '.join(num(m, 3) for _, m in more)) if more else ''
     return f", its relative distances clipped at k = {' and '.join(map(str, ks))} (no distance is new to it at test time){then}"
 
 def conclusion_press(ctx, tasks:list=None) -> list[str]:

@@ -64,6 +64,7 @@ class ReportContext:
     def __init__(self, runs_dir, figures_dir, out_dir, n_boot:int=1000):
         self.runs_dir, self.figures_dir, self.out_dir = Path(runs_dir), Path(figures_dir), Path(out_dir)
         self.runs, self.n_boot, self._boot, self._checks = load_runs(runs_dir), n_boot, {}, {}
+        self.clip_beyond = {}   # {(task, scheme): (measure, [(k, mean)])}: a clipped scheme at other k (set by `posenc.report` from the controls)
         idx = json.loads((self.figures_dir/'figures.json').read_text()) if (self.figures_dir/'figures.json').is_file() else {}
         self.fig_index = idx.get('figures', {})
     def figure(self, name:str, caption:str, dpi:int=110, text_in:float=6.7) -> str:

@@ -15,7 +15,7 @@ from .ladder_report import measures, rung_runs, ladders_of, transfer_rows, trans
 # %% auto #0
 __all__ = ['CONTROLS', 'control_of', 'gain', 'gain_txt', 'verdict', 'matched_rows', 'matched_md', 'strongest', 'matched_findings',
            'clip_rows', 'clip_md', 'clip_findings', 'lr_rows', 'lr_md', 'lr_findings', 'change_rows', 'change_md',
-           'change_findings', 'control_findings', 'sec_controls', 'control_notes']
+           'change_findings', 'control_findings', 'sec_controls', 'control_notes', 'clip_beyond']
 
 # %% ../nbs/12bc_controls_report.ipynb #d124582e
 CONTROLS = ('params', 'clip', 'lr', 'data', 'single')   # the questions, in the section's order
@@ -348,8 +348,17 @@ def control_notes(ctx:ReportContext) -> dict[tuple, list[str]]:
         for k, (_, x) in strongest(matched_rows(ctx, lad)).items():
             out.setdefault(k, []).append(f"against {x['baseline']} widened to its parameters {gain_txt(x['matched'])}, "
                                          f"{verdict(x['matched'])} (@sec-controls-params)")
+    for key, (_, more) in clip_beyond(ctx).items():
+        k, m = more[-1]
+        out.setdefault(key, []).append(f"{num(m, 3)} with k = {k} (@sec-controls-clip)")
+    return out
+
+def clip_beyond(ctx:ReportContext) -> dict[tuple, tuple[str, list]]:
+    """{(task, scheme): (measure, [(k, mean over seeds)] by k)}: each clipped scheme at the clipping rungs' k (2 seeds or more),
+    for the sentences elsewhere that name a clipped winner (`ReportContext.clip_beyond`, `posenc.conclusions.clipped`)."""
+    out = {}
+    for lad in ladders_of(ctx.runs_dir, 'controls'):
         for x in clip_rows(ctx, lad):
-            if cells := [c for c in x['cells'][1:] if len(c['scores']) >= MIN_SEEDS]:
-                c = max(cells, key=lambda c: c['k'])
-                out.setdefault((x['task'], x['scheme']), []).append(f"{num(float(np.mean(c['scores'])), 3)} with k = {c['k']} (@sec-controls-clip)")
+            if cells := sorted((c for c in x['cells'][1:] if len(c['scores']) >= MIN_SEEDS), key=lambda c: c['k']):
+                out[x['task'], x['scheme']] = (x['measure'], [(c['k'], float(np.mean(c['scores']))) for c in cells])
     return out

@@ -15,7 +15,7 @@ from .context import num, pm, pmci, md_escape, md_table, ReportContext, _see, _f
 from .sections import sec_results, sec_extrapolation, sec_examples, context_use
 from .conclusions import sec_conclusions, task_families, leading_group, synthetic_mrr, withheld_sentence
 from .ladder_report import sec_transfer, ladders_of, rung_runs, transfer_rows, transfer_findings
-from .controls_report import sec_controls, control_findings, control_notes
+from .controls_report import sec_controls, control_findings, control_notes, clip_beyond
 from .context import trained_table   # also importable from here, beside `headline_markdown` (the README's tables)
 from .conclusions import repeated_sentences   # also importable from here (the committed report is checked with it)
 
@@ -626,6 +626,7 @@ def sec_scope(ctx:ReportContext) -> str:
 # %% ../nbs/12c_report.ipynb #d8aae350
 def report_markdown(ctx:ReportContext) -> str:
     "The whole report as Quarto-compatible Markdown."
+    ctx.clip_beyond = clip_beyond(ctx)   # the controls' larger k, for the conclusions that name a clipped winner
     parts = [front_matter(ctx), sec_findings(ctx), sec_glance(ctx), sec_scope(ctx), SEC_WHY, sec_encodings(ctx), sec_setup(ctx), sec_trained(ctx),
              sec_results(ctx), sec_extrapolation(ctx), sec_speed(ctx), sec_examples(ctx), sec_conclusions(ctx), sec_transfer(ctx), sec_controls(ctx), sec_runs(ctx)]
     return escape_stars('\n'.join(p.strip('\n') + '\n' for p in parts), {r['pe'] for r in ctx.runs})
