@@ -348,9 +348,9 @@ def control_notes(ctx:ReportContext) -> dict[tuple, list[str]]:
         for k, (_, x) in strongest(matched_rows(ctx, lad)).items():
             out.setdefault(k, []).append(f"against {x['baseline']} widened to its parameters {gain_txt(x['matched'])}, "
                                          f"{verdict(x['matched'])} (@sec-controls-params)")
-    for key, (_, more) in clip_beyond(ctx).items():
+    for key, (what, more) in clip_beyond(ctx).items():
         k, m = more[-1]
-        out.setdefault(key, []).append(f"{num(m, 3)} with k = {k} (@sec-controls-clip)")
+        out.setdefault(key, []).append(f"{what} {num(m, 3)} with k = {k} (@sec-controls-clip)")
     return out
 
 def clip_beyond(ctx:ReportContext) -> dict[tuple, tuple[str, list]]:
