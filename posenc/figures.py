@@ -557,7 +557,10 @@ def fig_clipping(runs:list[dict]):
             ax.axhline(ok[best], ls='--', lw=1, color=pe_color(best), label=f'{best} (clips nothing)')
         ax.set_xscale('log'); ax.set_xticks(sorted(shown), [str(k) for k in sorted(shown)]); ax.minorticks_off(); ax.set_xlabel('clipping distance k', fontsize=7); ax.set_ylabel(what, fontsize=7)
         ax.set_title(t, fontsize=8); ax.tick_params(labelsize=7)
-    axs[-1].legend(fontsize=6, loc='center left', bbox_to_anchor=(1.0, 0.5))
+    hs = {}   # every panel's lines once: each task's dashed rival may be a different encoding
+    for ax in axs:
+        for h, l in zip(*ax.get_legend_handles_labels()): hs.setdefault(l, h)
+    axs[-1].legend(list(hs.values()), list(hs), fontsize=6, loc='center left', bbox_to_anchor=(1.0, 0.5))
     return fig
 
 # %% ../nbs/11_figures.ipynb #73864193
