@@ -180,9 +180,7 @@ def status(profile:str='default', # smoke, default, full, gpu, a ladder (transfe
            verbose:bool=False, # list every run, not only the counts
           ):
     "How far a profile's sweep has got: finished, failed, running, interrupted and not started runs (a failed one with its error)."
-    import warnings
     from posenc import sweep as sw
-    from posenc.results import read_run, failure_cause
     from posenc.ladder import is_ladder, load_ladder
     if is_ladder(profile):   # each rung as the profile it is, in its own folder
         lad = load_ladder(profile); root = Path(runs_dir or profile_dirs(lad.name)['runs'])
@@ -190,11 +188,20 @@ def status(profile:str='default', # smoke, default, full, gpu, a ladder (transfe
         return 0
     rd = Path(runs_dir or profile_dirs(profile)['runs'])
     jobs = sw.plan(profile)
+    for sub in sorted({j.subdir for j in jobs}) or ['']:   # a later version of a task's recipe: its runs in their own folder
+        _status(sw.profile_name(profile) + (f" ({sub})" if sub else ''), [j for j in jobs if j.subdir == sub], rd/sub, verbose)
+    return 0
+
+def _status(name:str, jobs:list, rd:Path, verbose:bool):
+    "`status` for the jobs of one runs folder." 
+    import warnings
+    from posenc import sweep as sw
+    from posenc.results import read_run, failure_cause
     states = {j.name: sw.run_state(rd, j.name) for j in jobs}
     if sw.sweep_active(rd): states = {n: 'running' if s == 'interrupted' else s for n, s in states.items()}
     counts = {k: sum(v == k for v in states.values()) for k in ('finished', 'failed', 'running', 'interrupted', 'todo')}
     counts = {k: v for k, v in counts.items() if v or k in ('finished', 'todo')}
-    print(f"{sw.profile_name(profile)}: {len(jobs)} runs in {rd}: " + ', '.join(f"{v} {k}" for k, v in counts.items()))
+    print(f"{name}: {len(jobs)} runs in {rd}: " + ', '.join(f"{v} {k}" for k, v in counts.items()))
     for n, s in states.items():
         if not (verbose or s in ('failed', 'interrupted', 'running')): continue
         why = None
@@ -202,7 +209,6 @@ def status(profile:str='default', # smoke, default, full, gpu, a ladder (transfe
             with warnings.catch_warnings():
                 warnings.simplefilter('ignore'); why = failure_cause(read_run(rd/n, log=s == 'interrupted'))   # run_state warned already
         print(f"  {s:<11} {n}" + (f": {why}" if why else ''))
-    return 0
 
 # %% ../nbs/14_cli.ipynb #2fa1123c
 def figures(profile:str='default', # the profile whose runs are drawn (a name or a .toml file)

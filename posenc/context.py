@@ -8,15 +8,15 @@ import json, math, os, re
 from pathlib import Path
 import numpy as np
 import logging
-from .results import NoData, load_runs, select, tasks_of, by_pe, mean_std, pe_means, bootstrap_scores, ci95, task_rank, metric_at
+from .results import NoData, load_runs, current_recipes, recipe_progress, select, tasks_of, by_pe, mean_std, pe_means, bootstrap_scores, ci95, task_rank, metric_at
 from .kinds import get_kind
 
 log = logging.getLogger('posenc.context')
 
 # %% auto #0
-__all__ = ['log', 'num', 'fmt_p', 'pmci', 'pm', 'md_escape', 'md_table', 'ReportContext', 'passes', 'check_runs', 'train_check',
-           'extra_test_sets', 'test_set_checks', 'synthetic_trained', 'trained', 'copy_checks', 'judged',
-           'trained_table', 'sec_trained']
+__all__ = ['log', 'num', 'fmt_p', 'pmci', 'pm', 'md_escape', 'md_table', 'ReportContext', 'recipe_change', 'recipe_note',
+           'passes', 'check_runs', 'train_check', 'extra_test_sets', 'test_set_checks', 'synthetic_trained', 'trained',
+           'copy_checks', 'judged', 'trained_table', 'sec_trained']
 
 # %% ../nbs/12_context.ipynb #924abd37
 def num(x, nd:int=2) -> str:
@@ -63,10 +63,14 @@ class ReportContext:
     "Everything the sections need: runs, figure paths relative to the report, figure skip reasons, cached bootstraps."
     def __init__(self, runs_dir, figures_dir, out_dir, n_boot:int=1000):
         self.runs_dir, self.figures_dir, self.out_dir = Path(runs_dir), Path(figures_dir), Path(out_dir)
-        self.runs, self.n_boot, self._boot, self._checks = load_runs(runs_dir), n_boot, {}, {}
+        self.all_runs = load_runs(runs_dir, recipes='all')   # every version of every task's recipe
+        self.runs, self.n_boot, self._boot, self._checks = current_recipes(self.all_runs), n_boot, {}, {}
         self.clip_beyond = {}   # {(task, scheme): (measure, [(k, mean)])}: a clipped scheme at other k (set by `posenc.report` from the controls)
         idx = json.loads((self.figures_dir/'figures.json').read_text()) if (self.figures_dir/'figures.json').is_file() else {}
         self.fig_index = idx.get('figures', {})
+    def base_runs(self, task:str, version:int=1) -> list[dict]:
+        "The finished runs of `task` at `version` of its recipe: what a ladder's rung that changes that version is compared with."
+        return select([r for r in self.all_runs if r.get('recipe', 1) == version], task=task)
     def figure(self, name:str, caption:str, dpi:int=110, text_in:float=6.7) -> str:
         "Markdown for figure `name` when its PNG exists (width: its natural size, at most the text width), else why not."
         p = self.figures_dir/f'{name}.png'
@@ -104,6 +108,28 @@ def _first(rs, *keys, default=None):
 
 def _scalar_items(d:dict, skip=()) -> str:
     return ', '.join(f'{k}={v}' for k, v in (d or {}).items() if k not in skip and isinstance(v, (int, float, str, bool)) and v is not None)
+
+# %% ../nbs/12_context.ipynb #975c4b88
+_NOT_RECIPE = ('threads', 'device', 'progress', 'log_every', 'ckpt_every', 'decode_batch')   # how a run was run, not its recipe
+
+def recipe_change(a:list[dict], b:list[dict]) -> str:
+    "What the recipe of runs `b` sets differently from that of runs `a` (their configs' parameters), e.g. 'lr 0.001 → 0.002'."
+    pa, pb = (((rs or [{}])[0].get('config') or {}).get('params') or {} for rs in (a, b))
+    ks = [k for k in dict.fromkeys([*pa, *pb]) if k not in _NOT_RECIPE and pa.get(k) != pb.get(k)]
+    return ', '.join(f"{k} {pa.get(k)} → {pb.get(k)}" for k in ks) or 'the same parameters'
+
+def recipe_note(ctx:ReportContext, task:str) -> str:
+    "Sentences for a task section whose recipe has versions: which one its runs are, and how far a newer one has got."
+    vs = {}
+    for r in select(ctx.all_runs, task=task, status=None): vs.setdefault(r.get('recipe', 1), []).append(r)
+    if set(vs) <= {1}: return ''
+    now = select(ctx.runs, task=task, status=None); v = now[0].get('recipe', 1) if now else 1
+    out = [f"These runs follow version {v} of the {task} recipe ({recipe_change(vs[min(vs)], vs[v])} from version {min(vs)}, "
+           f"whose runs are kept beside them)."] if v > min(vs) else []
+    for x in (x for x in recipe_progress(ctx.all_runs) if x['task'] == task):
+        out.append(f"Version {x['version']} of the {task} recipe ({recipe_change(vs[v], vs[x['version']])}) is being made: {x['made']} of its "
+                   f"{x['wanted']} runs so far; every {task} number here is version {x['read_at']}'s until all are made.")
+    return ' '.join(out)
 
 # %% ../nbs/12_context.ipynb #e1f2a3b4
 def passes(kind:str, # a task kind (`posenc.kinds.KINDS`)

@@ -57,14 +57,15 @@ def matched_rows(ctx:ReportContext, ladder) -> list[dict]:
     out, runs = [], rung_runs(ctx.runs_dir, ladder)
     for r in (x for x in ladder.select() if control_of(x) == 'params'):
         for t in r.tasks:
-            b, g = select(ctx.runs, task=t), select(runs[r.name], task=t)
-            if not (ms := measures(b or g)):
+            b, g = ctx.base_runs(t, r.version(t)), select(runs[r.name], task=t)
+            if not (ms := measures(b or g or select(ctx.runs, task=t))):
                 out.append(dict(rung=r.name, change=r.change, task=t, measure='', done=0, planned=len(r.pes) * len(r.seeds), note='not run yet')); continue
             what, get, hi = ms[0]
             row = dict(rung=r.name, change=r.change, task=t, measure=what, higher=hi, done=len(g), planned=len(r.pes) * len(r.seeds))
             plain = {pe: x for pe, rs in by_pe(b).items() if (x := _total(rs[0]))}
             wide = {pe: x for pe, rs in by_pe(g).items() if (x := _total(rs[0]))}
             if not wide: out.append({**row, 'note': 'not run yet'}); continue
+            if not b: out.append({**row, 'note': f"the base's runs at version {r.version(t)} of the {t} recipe not made yet"}); continue
             w = float(np.mean(list(wide.values())))
             match = sorted((pe for pe, x in plain.items() if pe not in r.pes and abs(x - w) <= 0.01 * x), key=lambda pe: abs(plain[pe] - w))
             if not match: out.append({**row, 'note': f"no encoding of {ladder.base} has {num(w, 0)} parameters (within 1 %)"}); continue
@@ -111,7 +112,7 @@ def clip_rows(ctx:ReportContext, ladder) -> list[dict]:
     "One row per task and clipped scheme: its scores at the base k and at each clip rung's k, each against the best unclipped encoding."
     rungs, runs, out = [x for x in ladder.select() if control_of(x) == 'clip'], rung_runs(ctx.runs_dir, ladder), []
     for t in dict.fromkeys(t for r in rungs for t in r.tasks):
-        at, b = [r for r in rungs if t in r.tasks], select(ctx.runs, task=t)
+        at = [r for r in rungs if t in r.tasks]; b = ctx.base_runs(t, at[0].version(t))
         schemes = list(dict.fromkeys(pe for r in at for pe in r.pes))
         if not (ms := measures(b or [x for r in at for x in select(runs[r.name], task=t)])): continue
         what, get, hi = ms[-1] if ms and (b or [{}])[0].get('kind') == 'lm' else ms[0]
@@ -177,7 +178,7 @@ def lr_rows(ctx:ReportContext, ladder, n_resamples:int=1000) -> list[dict]:
     "One dict per task of the rate rungs: each encoding's validation loss by rate, its best rate, and τ between fixed- and best-rate rankings."
     rungs, runs, out = [x for x in ladder.select() if control_of(x) == 'lr'], rung_runs(ctx.runs_dir, ladder), []
     for t in dict.fromkeys(t for r in rungs for t in r.tasks):
-        at, b = [r for r in rungs if t in r.tasks], select(ctx.runs, task=t)
+        at = [r for r in rungs if t in r.tasks]; b = ctx.base_runs(t, at[0].version(t))
         pes = list(dict.fromkeys(pe for r in at for pe in r.pes))
         base_lr = (b[0]['config'].get('params') or {}).get('lr') if b else None
         sets = sorted([(ladder.base, base_lr, b)] + [(r.name, r.params['lr'], select(runs[r.name], task=t)) for r in at], key=lambda x: x[1] or 0)
@@ -231,7 +232,7 @@ def change_rows(ctx:ReportContext, ladder) -> list[dict]:
     out, runs = [], rung_runs(ctx.runs_dir, ladder)
     for r in (x for x in ladder.select() if control_of(x) == 'single'):
         for t in r.tasks:
-            b = [x for x in select(ctx.runs, task=t) if x['seed'] in r.seeds]; g = select(runs[r.name], task=t)
+            b = [x for x in ctx.base_runs(t, r.version(t)) if x['seed'] in r.seeds]; g = select(runs[r.name], task=t)
             for what, get, hi in measures(b or g) or [('—', None, True)]:   # no runs at either side: a row that says so
                 if get is None:
                     out += [dict(rung=r.name, change=r.change, task=t, measure=what, higher=hi, pe=pe, base=[], rung_scores=[], gain=None) for pe in r.pes]

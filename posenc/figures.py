@@ -15,7 +15,7 @@ from matplotlib.figure import Figure
 from matplotlib.patches import Patch
 from .encodings import make_pe, sinusoid_table, alibi_slopes
 from .kinds import get_kind
-from .results import (NoData, read_run, load_runs, pe_order, pe_rank, task_rank, select, tasks_of, by_pe, by_device,
+from .results import (NoData, read_run, load_runs, run_home, pe_order, pe_rank, task_rank, select, tasks_of, by_pe, by_device,
                             mean_std, ci95_interval, tidy, tidy_log, sentence_stats, score_from_stats, bootstrap_scores, metric_at)
 
 # %% auto #0
@@ -496,19 +496,21 @@ def fig_transfer(runs:list[dict]):
     "A bump chart per task: each encoding's rank (1: the best, by the task's headline measure) at the base setting and at each rung of a ladder whose every encoding has two seeds."
     from posenc.ladder import ladder_names, load_ladder
     if not runs: raise NoData('no finished run')
-    runs_dir, panels = Path(runs[0]['dir']).parent, []
+    runs_dir, panels = run_home(runs[0]), []
     for lad in [l for n in ladder_names() if (l := load_ladder(n)).base == runs_dir.name and l.report == 'transfer']:
         for r in lad.select():
             rr = load_runs(runs_dir.parent/lad.name/r.name) if (runs_dir.parent/lad.name/r.name).is_dir() else []
             for t in r.tasks:
                 g = by_pe(select(rr, task=t))
-                if len(g) >= 3 and min(map(len, g.values())) >= 2: panels.append((t, r.name, g))
+                if len(g) >= 3 and min(map(len, g.values())) >= 2: panels.append((t, r.name, g, r.version(t)))
     if not panels: raise NoData('no rung of a ladder has two seeds of every encoding it compares yet')
-    tasks = list(dict.fromkeys(t for t, _, _ in panels))
+    tasks = list(dict.fromkeys(t for t, *_ in panels))
+    every = load_runs(runs_dir, recipes='all', log=False) if any(v != 1 for *_, v in panels) else runs   # a rung on a later recipe
     fig = _fig(1.6 + 2.6 * len(tasks), 3.4); axs = fig.subplots(1, len(tasks), squeeze=False)[0]
     for ax, t in zip(axs, tasks):
-        h = get_kind(next(rs[0]['kind'] for tt, _, g in panels if tt == t for rs in g.values())).headline   # the task's kind
-        cols = [('base', by_pe(select(runs, task=t)))] + [(rn, g) for tt, rn, g in panels if tt == t]
+        h = get_kind(next(rs[0]['kind'] for tt, _, g, _ in panels if tt == t for rs in g.values())).headline   # the task's kind
+        v = next(v for tt, *_, v in panels if tt == t)   # the recipe version its rungs change: the base column's
+        cols = [('base', by_pe(select([x for x in every if x.get('recipe', 1) == v], task=t)))] + [(rn, g) for tt, rn, g, _ in panels if tt == t]
         rank = {}
         for i, (_, g) in enumerate(cols):
             m = {pe: float(np.mean(v)) for pe, rs in g.items() if (v := [x for r in rs if isinstance(x := metric_at(r, h.measure), (int, float))])}
@@ -526,7 +528,7 @@ def fig_clipping(runs:list[dict]):
     from posenc.ladder import ladder_names, load_ladder
     from posenc.results import clip_k, sliding_at
     if not runs: raise NoData('no finished run')
-    runs_dir, pts = Path(runs[0]['dir']).parent, {}
+    runs_dir, pts = run_home(runs[0]), {}
     for lad in [l for n in ladder_names() if (l := load_ladder(n)).base == runs_dir.name and l.report == 'controls']:
         for r in lad.select():
             d = runs_dir.parent/lad.name/r.name

@@ -6,7 +6,7 @@
 from __future__ import annotations
 from dataclasses import dataclass, field
 from pathlib import Path
-from .profiles import PROFILES, read_toml, profiles_dir, get_profile, is_profile_file, load_profile, check_profile, skips_task, tomllib, _none
+from .profiles import PROFILES, read_toml, profiles_dir, get_profile, is_profile_file, load_profile, check_profile, skips_task, tomllib, _none, versioned_params
 from .tasks import TASK_KINDS
 from .kinds import KINDS
 
@@ -17,7 +17,7 @@ __all__ = ['LADDER_KEYS', 'REPORTS', 'RUNG_KEYS', 'ladders_dir', 'ladder_names',
 # %% ../nbs/09e_ladder.ipynb #74dd30ef
 LADDER_KEYS = ('description', 'base', 'pes', 'seeds', 'rungs', 'report')
 REPORTS = ('transfer', 'controls')   # the sections a ladder may ask for in its base profile's report
-RUNG_KEYS = ('task', 'tasks', 'change', 'pes', 'seeds')   # the rest of a rung's table: template parameters
+RUNG_KEYS = ('task', 'tasks', 'change', 'pes', 'seeds', 'recipe')   # the rest of a rung's table: template parameters
 
 def ladders_dir() -> Path:
     "The folder of the built-in ladders (`profiles/ladders/` of the project)."
@@ -44,20 +44,25 @@ class Rung:
     params:dict # the changed parameters (template parameters)
     pes:list; seeds:list
     base:dict = field(repr=False, default=None) # the base profile (as `get_profile` gives it)
+    recipe:int = None # the version of the base's recipe it changes (None: each task's current one)
+    def version(self, task:str) -> int:
+        "The version of `task`'s base recipe this rung changes."
+        return self.recipe or self.base.get('task_recipe', {}).get(task, 1)
     @property
     def profile_name(self) -> str: return f"{self.ladder}/{self.name}"
     def task_params(self, task:str) -> dict:
         "The base recipe of `task` with this rung's changes."
-        return {**self.base['tasks'][task], **self.params}
+        return {**versioned_params(self.base, task, self.version(task)), **self.params}
     def changed(self, task:str) -> dict:
         "{parameter: (base value, rung value)} for each parameter this rung changes in `task`'s recipe."
         from posenc.recipes import recipe_params
-        b = {**recipe_params(task), **self.base['tasks'][task]}
+        b = {**recipe_params(task), **versioned_params(self.base, task, self.version(task))}
         return {k: (b.get(k), v) for k, v in self.params.items() if b.get(k) != v}
     def profile(self) -> dict:
         "The rung as a profile dict: `posenc.sweep.sweep` and `plan` take it as they take any profile."
         return dict(name=self.profile_name, description=f"{self.ladder}, rung {self.name}: {self.change}", pes=list(self.pes),
-                    seeds=list(self.seeds), tasks={t: self.task_params(t) for t in self.tasks})
+                    seeds=list(self.seeds), tasks={t: self.task_params(t) for t in self.tasks},
+                    task_recipe={t: self.version(t) for t in self.tasks}, recipe_dirs=False)
 
 @dataclass
 class Ladder:
@@ -116,8 +121,14 @@ def load_ladder(name:str|Path, # a built-in ladder's name or a TOML file with `r
         if not isinstance(r.get('change'), str) or not r['change'].strip():
             raise bad(f"{where}'change' must say in words what the rung changes, e.g. change = \"size up: d_model 256 × 6 layers\"")
         params = {k: _none(v) for k, v in r.items() if k not in RUNG_KEYS}
+        rec = r.get('recipe')
+        if rec is not None:
+            if not (isinstance(rec, int) and not isinstance(rec, bool)): raise bad(f"{where}'recipe' must be a version number of the base's recipe (got {rec!r})")
+            for t in tasks:
+                try: versioned_params(base, t, rec)
+                except ValueError as e: raise bad(f"{where}{e}") from None
         rung = Rung(lname, rn, r['change'].strip(), list(tasks), params,
-                    pes_of(r['pes'], where) if 'pes' in r else pes, seeds_of(r['seeds'], where) if 'seeds' in r else seeds, base)
+                    pes_of(r['pes'], where) if 'pes' in r else pes, seeds_of(r['seeds'], where) if 'seeds' in r else seeds, base, rec)
         try: check_profile(dict(pes=rung.pes, tasks={t: rung.task_params(t) for t in tasks}), f"{path} {where.rstrip(': ')}")
         except ValueError as e: raise ValueError(str(e)) from None
         same = [t for t in tasks if not rung.changed(t)]

@@ -52,12 +52,13 @@ def transfer_rows(ctx:ReportContext, ladder, n_resamples:int=1000) -> list[dict]
     out, runs = [], rung_runs(ctx.runs_dir, ladder)
     for r in ladder.select():
         for t in r.tasks:
-            b, g = select(ctx.runs, task=t), select(runs[r.name], task=t)
+            b, g = ctx.base_runs(t, r.version(t)), select(runs[r.name], task=t)
             planned = len(r.pes) * len(r.seeds)
-            for name, get, hi in measures(b or g):
+            for name, get, hi in measures(b or g or select(ctx.runs, task=t)):   # the measures of the task, whatever has run
                 row = dict(rung=r.name, change=r.change, task=t, measure=name, higher=hi, done=len(g), planned=planned)
                 seeds = min((len(v) for v in scores_of(g, get).values()), default=0)
                 if not g: row['note'] = 'not run yet'
+                elif not b: row['note'] = f"the base's runs at version {r.version(t)} of the {t} recipe not made yet"
                 elif seeds < MIN_SEEDS: row['note'] = f"{seeds} seed{'s' * (seeds != 1)} per encoding so far ({MIN_SEEDS} needed)"
                 else:
                     st = transfer_table(b, {r.name: g}, get, hi, n_resamples=n_resamples, base_name=ladder.base).iloc[0].to_dict()

@@ -13,9 +13,9 @@ from .kinds import KINDS, get_kind, on_kind
 from .tasks import TASK_KINDS
 
 # %% auto #0
-__all__ = ['TASK_TEMPLATES', 'PROFILE_KEYS', 'PROFILES', 'templates_dir', 'template_path', 'task_available', 'profiles_dir',
-           'read_toml', 'load_profile', 'is_profile_file', 'profile_name', 'get_profile', 'Job', 'plan', 'skips_task',
-           'template_params', 'check_params', 'check_profile']
+__all__ = ['TASK_TEMPLATES', 'PROFILE_KEYS', 'TASK_KEYS', 'PROFILES', 'templates_dir', 'template_path', 'task_available',
+           'profiles_dir', 'read_toml', 'load_profile', 'is_profile_file', 'profile_name', 'get_profile', 'Job', 'plan',
+           'recipe_subdir', 'versioned_params', 'skips_task', 'template_params', 'check_params', 'check_profile']
 
 # %% ../nbs/09b_profiles.ipynb #d0e8d948
 class _TaskTemplates(Mapping):
@@ -122,7 +122,8 @@ def load_profile(path:str|Path, # a TOML file: description, pes, seeds, [common]
     if not isinstance(tasks, dict) or not tasks: raise bad("no tasks: add a table per task, e.g. [tasks.copy]")
     unknown = [t for t in tasks if t not in TASK_TEMPLATES]
     if unknown: raise bad(f"unknown task(s) {', '.join(map(repr, unknown))}. Valid tasks: {', '.join(TASK_TEMPLATES)}")
-    task_seeds = {}   # a task's own `seeds` (e.g. one seed for an expensive task) wins over the profile's
+    task_seeds, task_recipe, earlier = {}, {}, {}
+    # a task's own `seeds` (e.g. one seed for an expensive task) wins over the profile's
     for t, p in tasks.items():
         if not isinstance(p, dict): raise bad(f"'tasks.{t}' must be a table: [tasks.{t}]")
         if 'seeds' in p:
@@ -130,9 +131,28 @@ def load_profile(path:str|Path, # a TOML file: description, pes, seeds, [common]
             if not (isinstance(s, list) and s and all(isinstance(x, int) and not isinstance(x, bool) for x in s)):
                 raise bad(f"'tasks.{t}.seeds' must be a non-empty list of integers, e.g. seeds = [0] (got {s!r})")
             task_seeds[t] = list(s)
+        if 'recipe' in p or 'earlier' in p: task_recipe[t], earlier[t] = _recipe_of(t, p, bad)
     return dict(description=raw.get('description', ''), pes=list(pes) if pes else None, seeds=list(seeds), **({'plugins': plugins} if plugins else {}),
-                tasks={t: {k: _none(v) for k, v in {**common, **p}.items() if k != 'seeds'} for t, p in tasks.items()},
-                **({'task_seeds': task_seeds} if task_seeds else {}))
+                tasks={t: {k: _none(v) for k, v in {**common, **p}.items() if k not in TASK_KEYS} for t, p in tasks.items()},
+                **({'task_seeds': task_seeds} if task_seeds else {}), **({'task_recipe': task_recipe} if task_recipe else {}),
+                **({'task_earlier': earlier} if any(earlier.values()) else {}))
+
+TASK_KEYS = ('seeds', 'recipe', 'earlier')   # what a task's table says besides its template parameters
+
+def _recipe_of(t:str, p:dict, bad) -> tuple[int, dict]:
+    "A task table's recipe version and what each earlier version set differently, checked."
+    n = p.get('recipe', 1)
+    if not (isinstance(n, int) and not isinstance(n, bool) and n >= 1):
+        raise bad(f"'tasks.{t}.recipe' must be a version number 1, 2, ... (got {n!r})")
+    was = p.get('earlier', {})
+    if not isinstance(was, dict): raise bad(f"'tasks.{t}.earlier' must be a table of earlier versions, e.g. earlier = {{1 = {{lr = 1e-3}}}}")
+    out = {}
+    for v, d in was.items():
+        if not (str(v).isdigit() and 1 <= int(v) < n and isinstance(d, dict) and d):
+            raise bad(f"'tasks.{t}.earlier.{v}': give each earlier version (1 to {n - 1}) as a table of the parameters it set "
+                      f"differently, e.g. earlier = {{1 = {{lr = 1e-3}}}}")
+        out[int(v)] = {k: _none(x) for k, x in d.items()}
+    return n, out
 
 # %% ../nbs/09b_profiles.ipynb #a381ef2a
 def _builtin_profiles() -> dict:
@@ -171,6 +191,7 @@ def get_profile(name:str|Path|dict, # a key of `PROFILES`, a path to a TOML prof
     prof['pes'] = [p for p in want if p not in prof['missing_pes']]
     prof['seeds'] = list(prof.get('seeds') or [0])
     prof['task_seeds'] = dict(prof.get('task_seeds') or {})
+    prof['task_recipe'], prof['task_earlier'] = dict(prof.get('task_recipe') or {}), dict(prof.get('task_earlier') or {})
     tasks = prof.get('tasks') or {}
     prof['missing'] = [t for t in tasks if not task_available(t, download)]
     prof['tasks'] = {t: dict(p) for t, p in tasks.items() if t not in prof['missing']}
@@ -187,6 +208,8 @@ class Job:
     task:str; pe:str; seed:int; profile:str
     params:dict = field(default_factory=dict) # template parameters besides task, pe, seed, profile, out_dir
     template:str = None # the notebook to execute
+    recipe:int = 1 # the version of its task's recipe (the profile's `recipe` key; written to its config.json)
+    subdir:str = '' # where in the profile's runs folder it goes: '' or `recipe-<n>` for a recipe version after the first
     @property
     def name(self) -> str: return f"{self.task}__{self.pe.replace('*', 'x')}__s{self.seed}"   # `encodings.pe_slug`, torch-free
     def notebook_params(self, out_dir:str='.') -> dict:
@@ -209,10 +232,30 @@ def plan(profile:str|dict='smoke', # a key of `PROFILES` or a profile dict
         if bad: raise ValueError(f"{what}(s) {bad} not in profile {prof['name']!r}: {list(valid)}")
     ts = [t for t in prof['tasks'] if not tasks or t in tasks]
     ts.sort(key=lambda t: k.cost if (k := _kind(t)) else 9)   # the costliest kinds first
-    jobs = [Job(t, pe, s, prof['name'], prof['tasks'][t], str(template_path(t, templates)))
+    rec = lambda t: prof['task_recipe'].get(t, 1)
+    sub = lambda t: recipe_subdir(rec(t)) if prof.get('recipe_dirs', True) else ''
+    jobs = [Job(t, pe, s, prof['name'], prof['tasks'][t], str(template_path(t, templates)), rec(t), sub(t))
             for s in every if not seeds or s in seeds for t in ts if s in seeds_of(t) for pe in (pes or prof['pes'])
             if not skips_task(pe, t, prof['tasks'][t])]
     return jobs
+
+def recipe_subdir(version:int) -> str:
+    "The folder of a profile's runs made at `version` of their task's recipe: '' (the profile's own) for the first, else `recipe-<n>`."
+    return '' if version == 1 else f'recipe-{version}'
+
+def versioned_params(prof:dict, # a profile as `get_profile` gives it
+                     task:str,
+                     version:int=None, # a version of the task's recipe (default: the current one)
+                    ) -> dict:
+    "The template parameters of `task` at `version` of its recipe: the current ones with what that version set differently."
+    now = prof['task_recipe'].get(task, 1)
+    version = now if version is None else version
+    if not 1 <= version <= now: raise ValueError(f"{task}: recipe version {version} is not in profile {prof['name']!r} (versions 1 to {now})")
+    was = prof['task_earlier'].get(task, {})
+    if version < now and version not in was:
+        raise ValueError(f"{task}: profile {prof['name']!r} does not say how recipe {version} differed from recipe {now} "
+                         f"(add earlier = {{{version} = {{...}}}} to [tasks.{task}])")
+    return {**prof['tasks'][task], **(was.get(version, {}) if version < now else {})}
 
 def skips_task(pe:str, task:str,
                params:dict=None) -> bool: # the task's parameters in a profile: also skip a schedule that is one scheme there

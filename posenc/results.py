@@ -11,11 +11,11 @@ from .tasks import TASK_KINDS
 
 # %% auto #0
 __all__ = ['RUN_FILES', 'TIDY_COLUMNS', 'TIME_TARGETS', 'MEM_TARGETS', 'LONG_T', 'NoData', 'read_run', 'failure_cause',
-           'pe_order', 'pe_rank', 'run_dirs', 'load_runs', 'select', 'task_rank', 'tasks_of', 'by_pe', 'device_of',
-           'by_device', 'mean_std', 'ci95', 'ci95_interval', 'pe_means', 'best_pe', 'metric_at', 'tidy', 'tidy_log',
-           'default_k', 'clip_k', 'sliding_at', 'sentence_stats', 'score_from_stats', 'bootstrap_scores', 't_pvalue',
-           'welch', 'boot_p', 'long_limits', 'pe_category', 'long_worst', 'bench_targets', 'targets_table', 'long_rows',
-           'mean_reciprocal_rank']
+           'pe_order', 'pe_rank', 'run_dirs', 'load_runs', 'run_home', 'current_recipes', 'recipe_progress', 'select',
+           'task_rank', 'tasks_of', 'by_pe', 'device_of', 'by_device', 'mean_std', 'ci95', 'ci95_interval', 'pe_means',
+           'best_pe', 'metric_at', 'tidy', 'tidy_log', 'default_k', 'clip_k', 'sliding_at', 'sentence_stats',
+           'score_from_stats', 'bootstrap_scores', 't_pvalue', 'welch', 'boot_p', 'long_limits', 'pe_category',
+           'long_worst', 'bench_targets', 'targets_table', 'long_rows', 'mean_reciprocal_rank']
 
 # %% ../nbs/10b_results.ipynb #761c6c10
 class NoData(Exception):
@@ -68,8 +68,11 @@ def read_run(d:str|Path, # a run folder
     elif err is not None or met is not None or 'error.json' in bad: status = 'failed'
     else: status = 'unfinished'
     logs = _read_log(d/'log.jsonl', bad) if log else []
-    return dict(id=f"{d.parent.name}/{d.name}", name=d.name, dir=d, profile=cfg.get('profile', d.parent.name), task=task,
-                kind=kind, pe=pe, seed=seed, status=status, config=cfg, metrics=met or {}, error=err, log=logs, unreadable=bad)
+    v = re.fullmatch(r'recipe-(\d+)', d.parent.name)   # a later version of its task's recipe: runs/<profile>/recipe-<n>/<run>
+    recipe = cfg.get('recipe') or (int(v[1]) if v else 1)
+    return dict(id=f"{d.parent.name}/{d.name}", name=d.name, dir=d, profile=cfg.get('profile', (d.parent.parent if v else d.parent).name),
+                task=task, kind=kind, pe=pe, seed=seed, recipe=recipe, status=status, config=cfg, metrics=met or {}, error=err, log=logs,
+                unreadable=bad)
 
 def failure_cause(run:dict # a record of `read_run`
                  ) -> str|None:
@@ -119,13 +122,46 @@ def run_dirs(runs_dir:str|Path) -> list[Path]:
 def load_runs(runs_dir:str|Path, # one profile's folder (runs/<profile>) or the whole runs/
               status:str=None, # only runs of this status ('done', 'failed', 'corrupt' or 'unfinished'); None: all
               log:bool=True, # also read each run's log.jsonl
+             recipes:str='current', # 'current': each task's runs at the recipe version it is read at (`current_recipes`); 'all'
              ) -> list[dict]:
     "Every run under `runs_dir`, read by `read_run`, in task, encoding and seed order."
     if status not in (None, 'done', 'failed', 'corrupt', 'unfinished'):
         raise ValueError(f"status {status!r}: choose from 'done', 'failed', 'corrupt', 'unfinished' (or None for all)")
-    runs = [r for r in (read_run(d, log) for d in run_dirs(runs_dir)) if status is None or r['status'] == status]
+    if recipes not in ('current', 'all'): raise ValueError(f"recipes {recipes!r}: choose 'current' or 'all'")
+    runs = [read_run(d, log) for d in run_dirs(runs_dir)]
+    if recipes == 'current': runs = current_recipes(runs)
+    runs = [r for r in runs if status is None or r['status'] == status]
     key = lambda r: (r['task'] or '', pe_rank(r['pe']), r['seed'] if r['seed'] is not None else -1, r['id'])
     return sorted(runs, key=key)
+
+def run_home(run:dict) -> Path:
+    "The profile folder a run belongs to (the one above `recipe-<n>/` for a later recipe version)."
+    d = Path(run['dir']).parent
+    return d.parent if re.fullmatch(r'recipe-\d+', d.name) else d
+
+def current_recipes(runs:list[dict]) -> list[dict]:
+    "Each task's runs (per profile folder) at the newest version of its recipe that has every encoding and seed the first one has, finished or failed; the older versions' runs left out."
+    groups = {}
+    for r in runs: groups.setdefault((run_home(r), r['task']), {}).setdefault(r['recipe'], []).append(r)
+    keep = set()
+    for vs in groups.values():
+        made = {n: {(r['pe'], r['seed']) for r in rs if r['status'] in ('done', 'failed')} for n, rs in vs.items()}
+        first = made[min(vs)]
+        use = max(n for n in vs if n == min(vs) or made[n] >= first)
+        keep |= {id(r) for r in vs[use]}
+    return [r for r in runs if id(r) in keep]
+
+def recipe_progress(runs:list[dict]) -> list[dict]:
+    "The tasks whose newer recipe version is under way (read at an older one): task, the version read, the newer one, its runs made and wanted."
+    groups, out = {}, []
+    for r in runs: groups.setdefault((run_home(r), r['task']), {}).setdefault(r['recipe'], []).append(r)
+    for (home, task), vs in groups.items():
+        cur = {r['recipe'] for r in current_recipes([x for rs in vs.values() for x in rs])}.pop()
+        want = {(r['pe'], r['seed']) for r in vs[min(vs)] if r['status'] in ('done', 'failed')}
+        for n in sorted(v for v in vs if v > cur):
+            made = {(r['pe'], r['seed']) for r in vs[n] if r['status'] in ('done', 'failed')}
+            out.append(dict(task=task, home=home, read_at=cur, version=n, made=len(made & want), wanted=len(want)))
+    return out
 
 # %% ../nbs/10b_results.ipynb #9432b2f9
 def select(runs:list[dict], task:str=None, kind:str=None, pe:str=None, status:str='done') -> list[dict]:

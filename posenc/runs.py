@@ -278,7 +278,9 @@ def _attempt(job, runs_dir, kernel_name, resume, log_output, kernel_tries, iopub
                                                              traceback='', task=job.task, pe=job.pe, seed=job.seed, profile=job.profile)
     except Stopped: raise
     except Exception as e: _stopped(); error = _error_record(job, e)
-    aliases = {stage: f'runs/{job.profile}/{job.name}', runs_dir: f'runs/{job.profile}'}
+    _note_recipe(stage/'config.json', job.recipe)
+    home = f'runs/{job.profile}' + (f'/{runs_dir.name}' if job.subdir and runs_dir.name == job.subdir else '')
+    aliases = {stage: f'{home}/{job.name}', runs_dir: home}
     if nb.is_file(): strip_paths(nb, aliases=aliases)
     if error:
         if (stage/'metrics.json').exists(): os.replace(stage/'metrics.json', stage/'metrics.incomplete.json')
@@ -288,6 +290,12 @@ def _attempt(job, runs_dir, kernel_name, resume, log_output, kernel_tries, iopub
     _stopped()
     if publish: publish_run(runs_dir, job.name, attempt)
     return 'failed' if error else 'finished'
+
+def _note_recipe(cfg:Path, version:int):
+    "Add the version of the task's recipe to a run's config.json (the template writes the file; the version is the profile's)."
+    try: c = json.loads(cfg.read_text())
+    except (OSError, ValueError): return
+    if isinstance(c, dict) and c.get('recipe') != version: _write_json(cfg, {**c, 'recipe': version})
 
 # %% ../nbs/09c_runs.ipynb #c5a1f0e5
 _IN_WORKER = False   # True in a worker process started by a sweep

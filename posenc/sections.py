@@ -7,7 +7,7 @@ from __future__ import annotations
 import math, re
 from .results import select, tasks_of, by_pe, mean_std, pe_means, best_pe, welch, boot_p, metric_at, failure_cause, ci95
 from .kinds import KINDS, on_kind
-from .context import num, pmci, pm, md_escape, md_table, ReportContext, _see, _first, extra_test_sets, copy_checks, judged
+from .context import num, pmci, pm, md_escape, md_table, ReportContext, _see, _first, extra_test_sets, copy_checks, judged, recipe_note
 
 # %% auto #0
 __all__ = ['LOW_BLEU', 'SEEDS_AND_SENTENCES', 'RETRIEVED', 'SCALINGS', 'top_bleu', 'top_extra_bleu', 'low_bleu_caveat',
@@ -248,7 +248,7 @@ def sec_results(ctx:ReportContext) -> str:
     out.append(ctx.figure('loss_curves', 'Training loss against steps and wall time, mean ± the half-width of its 95% confidence interval over seeds (Student t).'))
     for kind in KINDS.values():   # each kind's section of a task (`on_kind(kind, 'section')`), then its figures
         fn, figs = kind.hook('section'), kind.hook('figures')
-        for t in tasks_of(ctx.runs, kind.name): out.append(fn(ctx, t))
+        for t in tasks_of(ctx.runs, kind.name): out += [fn(ctx, t)] + ([f'{n}\n'] if (n := recipe_note(ctx, t)) else [])
         if tasks_of(ctx.runs, kind.name):
             for n, c in figs: out.append(ctx.figure(n, c))
     for t in dict.fromkeys(r['task'] for r in ctx.runs):

@@ -192,11 +192,23 @@ def sweep(profile:str|dict='default', # a key of `PROFILES`, or a profile dict
     prof = get_profile(profile, download)
     jobs = plan(prof, pes, tasks, seeds, templates)
     runs_dir = Path(runs_dir or default_runs_dir(prof['name'])).resolve()
+    for t in prof['missing']: out(f"sweep {prof['name']}: leaving out {t} (its data is not on this machine)")
+    if prof.get('missing_pes'): out(f"sweep {prof['name']}: leaving out {', '.join(prof['missing_pes'])} (not registered in this version)")
+    groups, res = {}, dict(finished=[], failed=[], skipped=[], stopped=[], cpu_s=0., wall_s=0.)
+    for j in jobs: groups.setdefault(j.subdir, []).append(j)
+    if not groups: groups[''] = []
+    for sub, js in sorted(groups.items()):   # a later version of a task's recipe: its runs in their own folder, after the others
+        name = prof['name'] + (f" ({sub})" if sub else '')
+        r = _sweep_jobs(js, name, runs_dir/sub, workers, threads, retry_failed, resume, kernel_name, dry_run, every, out, scheduler)
+        for key in res: res[key] += r[key]
+        if r['stopped']: break
+    return res
+
+def _sweep_jobs(jobs, name, runs_dir, workers, threads, retry_failed, resume, kernel_name, dry_run, every, out, scheduler) -> dict:
+    "`sweep`'s work for the jobs of one runs folder."
     env = {'OMP_NUM_THREADS': str(threads), 'MKL_NUM_THREADS': str(threads), 'PYDEVD_DISABLE_FILE_VALIDATION': '1'}
     engine = LocalPool(max(1, workers or os.cpu_count() or 1), env) if scheduler is None else DaskEngine(scheduler, env)
     res = dict(finished=[], failed=[], skipped=[], stopped=[], cpu_s=0., wall_s=0.)
-    for t in prof['missing']: out(f"sweep {prof['name']}: leaving out {t} (its data is not on this machine)")
-    if prof.get('missing_pes'): out(f"sweep {prof['name']}: leaving out {', '.join(prof['missing_pes'])} (not registered in this version)")
     with _sweep_lock(runs_dir, getattr(engine, 'id', None)):
         state = {j.name: run_state(runs_dir, j.name) for j in jobs}
         todo = [j for j in jobs if state[j.name] != 'finished' and (retry_failed or state[j.name] != 'failed')]
@@ -204,14 +216,14 @@ def sweep(profile:str|dict='default', # a key of `PROFILES`, or a profile dict
         attempt = f"sweep-{socket.gethostname()}-{os.getpid()}-{uuid.uuid4().hex[:8]}"   # the id of every attempt this sweep starts
         prog = _Progress(jobs, todo, state, runs_dir, engine, res, out, resume, attempt)
         if dry_run:
-            out(prog.header(prof['name'], threads))
+            out(prog.header(name, threads))
             for j in todo: out(f"  {j.name:<36} {state[j.name]:<11} {Path(j.template).name} {j.params}")
             return res
         for j in todo: check_params(j)  # a wrong parameter fails the whole sweep before anything runs
         with _stop_on_signals(out) as (stop, hard):
             prog.t0 = last = time.time()
             with engine:
-                out(prog.header(prof['name'], threads))
+                out(prog.header(name, threads))
                 spec = dict(runs_dir=str(runs_dir), kernel_name=kernel_name, resume=resume, attempt=attempt, publish=False)
                 for j in todo: engine.submit(j, dict(spec, job=asdict(j)))
                 asked = 0
@@ -223,7 +235,7 @@ def sweep(profile:str|dict='default', # a key of `PROFILES`, or a profile dict
                         last = time.time()
                     if time.time() - last > every: last = time.time(); out(prog.heartbeat())
         res['stopped'] += list(prog.queued) if stop.is_set() else []
-        out(prog.summary(prof['name']))
+        out(prog.summary(name))
         res['wall_s'] = time.time() - prog.t0
         for n in res['failed']: out(f"  failed: {runs_dir/n/'error.json'}")
     return res

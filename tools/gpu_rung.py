@@ -81,6 +81,8 @@ def main(argv=None):
                 final = root/name
                 if final.exists(): shutil.rmtree(final)
                 shutil.rmtree(stage/'checkpoints', ignore_errors=True)
+                from posenc.runs import _note_recipe
+                _note_recipe(stage/'config.json', j.recipe)   # as the sweep records it
                 os.rename(stage, final)
             m = json.loads((root/name/'metrics.json').read_text()) if ok else {}
             rows.append((name, 'finished' if ok else f'failed ({p.returncode})', time.time() - ts, m.get('val_loss')))
