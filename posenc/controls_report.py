@@ -349,7 +349,7 @@ def control_notes(ctx:ReportContext) -> dict[tuple, list[str]]:
         for k, (_, x) in strongest(matched_rows(ctx, lad)).items():
             out.setdefault(k, []).append(f"against {x['baseline']} widened to its parameters {gain_txt(x['matched'])}, "
                                          f"{verdict(x['matched'])} (@sec-controls-params)")
-    for key, (what, more) in clip_beyond(ctx).items():
+    for key, (what, more) in (ctx.clip_beyond or clip_beyond(ctx)).items():   # the report has put them on the context
         k, m = more[-1]
         out.setdefault(key, []).append(f"{what} {num(m, 3)} with k = {k} (@sec-controls-clip)")
     return out

@@ -446,8 +446,10 @@ distances have a bucket each, larger ones share logarithmically wider buckets, a
         if self.pos_map is not None:   # sampled positions (`rand_pos` training): the full matrix, not cached
             b = t5_bucket(self.rel_positions(Tq, Tk, q_off, k_off, device), self.bidirectional, self.num_buckets, self.max_distance)
             return self.rel_bias[b].permute(2, 0, 1).unsqueeze(0)
-        vec = self.rel_bias.t()[:, self.diagonal_buckets(Tq, Tk, q_off, k_off, device)]   # (H, Tq+Tk−1)
-        return toeplitz_bias(vec, Tq, Tk)                                                 # (1,H,Tq,Tk)
+        idx = self.diagonal_buckets(Tq, Tk, q_off, k_off, device)
+        b = toeplitz_bias(self.rel_bias.t()[:, idx], Tq, Tk)                              # (1,H,Tq,Tk), kept as (H, Tq+Tk−1)
+        b.buckets = (self.rel_bias.t(), idx)   # the table and each diagonal's entry: the CPU kernel's path for the far keys
+        return b
 
 # %% ../nbs/00_encodings.ipynb #3d0d2bb9
 def rope_inv_freq(d:int, # rotated dimensions of a head (even)

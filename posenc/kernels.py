@@ -222,47 +222,121 @@ def linear_slope(tvec:torch.Tensor, Tq:int) -> torch.Tensor|None:
     want = half[:, -1:] + s[:, None] * torch.arange(-(Tq - 1), 1, dtype=tvec.dtype, device=tvec.device)
     return s if torch.allclose(half, want, rtol=1e-5, atol=1e-6 * (1 + want.abs().max().item())) else None
 
-class _LinearBiasAttention(torch.autograd.Function):
-    "Causal attention with the logit term s_h·(j − i), by blocks of `c` query rows on the unmasked flash kernel (see the text above)."
+class _KeyBiasAttention(torch.autograd.Function):
+    "Causal attention with the logit term a_h·x_j of each key j (ALiBi: a = s, x = j; FoX: a = 1, x = −c_j), by blocks of `c` query rows on the unmasked flash kernel."
     @staticmethod
-    def _wide(q, k, v, s):
+    def _wide(q, k, v, a):
         B, H, T, d = q.shape
-        qa = torch.cat([q, (s * d ** 0.5).to(q.dtype)[None, :, None, None].expand(B, H, T, 1)], -1)
-        return qa, F.pad(k, (0, 1)), F.pad(v, (0, 1)), torch.arange(T, dtype=q.dtype, device=q.device)
+        qa = torch.cat([q, (a * d ** 0.5).to(q.dtype)[None, :, None, None].expand(B, H, T, 1)], -1)
+        return qa, F.pad(k, (0, 1)), F.pad(v, (0, 1))
     @staticmethod
-    def forward(ctx, q, k, v, s, c):
+    def _keys(ka, x, r0, r1):   # the extra key column of block r0:r1, keys 0 … r1 − 1: x_j − x_{r0} (a constant per row)
+        ka[..., :r1, -1] = x[..., :r1] - x[..., r0:r0 + 1]
+    @staticmethod
+    def forward(ctx, q, k, v, a, x, c):
         B, H, T, d = q.shape
-        qa, ka, va, pos = _LinearBiasAttention._wide(q, k, v, s)
+        qa, ka, va = _KeyBiasAttention._wide(q, k, v, a)
         o, lse = q.new_empty(B, H, T, d), q.new_empty(B, H, T)
         for r0 in range(0, T, c):
-            r1 = min(T, r0 + c); ka[..., :r1, d] = pos[:r1] - r0
+            r1 = min(T, r0 + c); _KeyBiasAttention._keys(ka, x, r0, r1)
             ob, lb = _flash_cpu(qa[:, :, r0:r1], ka[:, :, r0:r1], va[:, :, r0:r1], 0., True, scale=d ** -0.5)
             if r0 == 0: o[:, :, :r1], lse[:, :, :r1] = ob[..., :d], lb; continue
             oa, la = _flash_cpu(qa[:, :, r0:r1], ka[:, :, :r0], va[:, :, :r0], 0., False, scale=d ** -0.5)
             l = torch.logaddexp(la, lb)
             o[:, :, r0:r1] = oa[..., :d] * (la - l).exp_().unsqueeze(-1) + ob[..., :d] * (lb - l).exp_().unsqueeze(-1)
             lse[:, :, r0:r1] = l
-        ctx.save_for_backward(q, k, v, s, o, lse); ctx.c = c
+        ctx.save_for_backward(q, k, v, a, x, o, lse); ctx.c = c
         return o
     @staticmethod
     def backward(ctx, do):
-        q, k, v, s, o, lse = ctx.saved_tensors
+        q, k, v, a, x, o, lse = ctx.saved_tensors
         B, H, T, d = q.shape
-        qa, ka, va, pos = _LinearBiasAttention._wide(q, k, v, s)
+        qa, ka, va = _KeyBiasAttention._wide(q, k, v, a)
         oa, doa = F.pad(o, (0, 1)), F.pad(do.contiguous(), (0, 1))   # the extra value column is zero, so is its output
-        dq, dk, dv = torch.empty_like(q), torch.zeros_like(k), torch.zeros_like(v)
+        dq, dk, dv = torch.empty_like(q), q.new_zeros(B, H, T, d + 1), torch.zeros_like(v)
         for r0 in range(0, T, ctx.c):
-            r1 = min(T, r0 + ctx.c); ka[..., :r1, d] = pos[:r1] - r0; rows = slice(r0, r1)
+            r1 = min(T, r0 + ctx.c); _KeyBiasAttention._keys(ka, x, r0, r1); rows = slice(r0, r1)
             args = (doa[:, :, rows], qa[:, :, rows])
             gq, gk, gv = _flash_cpu_bwd(*args, ka[:, :, rows], va[:, :, rows], oa[:, :, rows], lse[:, :, rows], 0., True, scale=d ** -0.5)
-            dk[:, :, rows] += gk[..., :d]; dv[:, :, rows] += gv[..., :d]; dq[:, :, rows] = gq[..., :d]
+            dk[:, :, rows] += gk; dv[:, :, rows] += gv[..., :d]; dq[:, :, rows] = gq[..., :d]
             if r0:
                 gq, gk, gv = _flash_cpu_bwd(*args, ka[:, :, :r0], va[:, :, :r0], oa[:, :, rows], lse[:, :, rows], 0., False, scale=d ** -0.5)
-                dk[:, :, :r0] += gk[..., :d]; dv[:, :, :r0] += gv[..., :d]; dq[:, :, rows] += gq[..., :d]
-        return dq, dk, dv, None, None
+                dk[:, :, :r0] += gk; dv[:, :, :r0] += gv[..., :d]; dq[:, :, rows] += gq[..., :d]
+        # the extra key column's gradient is x's: each row's shift x_{r0} takes Σ_j ds_ij = 0 (softmax rows), so nothing
+        dx = dk[..., d].sum_to_size(x.shape) if ctx.needs_input_grad[4] else None
+        return dq, dk[..., :d], dv, None, dx, None
 
-LINEAR_ROWS = 256     # query rows a block of `_LinearBiasAttention`
+class _FarBiasAttention(torch.autograd.Function):
+    """Causal attention with a Toeplitz bias drawn from a table of shared values (T5's buckets) that is one value, `table[:, far]`,
+    at every distance from `D` on: by blocks of `c` query rows, keys at distance ≥ D for every row of the block on the
+    unmasked flash kernel (the shared value added to their log-sum-exp), the band of nearer keys written out."""
+    @staticmethod
+    def _band(tvec, r0, r1, f, T):
+        "The logit terms of rows r0:r1 against keys f:r1, (1, H, r1 − r0, r1 − f): each distance's bias, −∞ above the diagonal."
+        H, N = tvec.shape
+        rev = tvec.as_strided((H, r1 - r0, r1 - f), (N, 1, 1), tvec.storage_offset() + T - r1 + f)   # rows r1 − 1, …, r0
+        i, j = torch.arange(r0, r1, device=tvec.device)[:, None], torch.arange(f, r1, device=tvec.device)[None]
+        return rev.flip(1).masked_fill_(j > i, float('-inf')).unsqueeze(0)
+    @staticmethod
+    def forward(ctx, q, k, v, table, didx, far, D, c):
+        B, H, T, d = q.shape; scale = d ** -0.5
+        tvec, cf = table[:, didx].to(q.dtype), table[:, far].to(q.dtype)[None, :, None]   # (H, 2T−1), the far value (1, H, 1)
+        o, lse = q.new_empty(B, H, T, d), q.new_empty(B, H, T)
+        for r0 in range(0, T, c):
+            r1 = min(T, r0 + c); f = max(0, r0 - D + 1)                 # keys :f are at distance ≥ D from every row here
+            m = _FarBiasAttention._band(tvec, r0, r1, f, T)
+            ob, lb = _flash_cpu(q[:, :, r0:r1], k[:, :, f:r1], v[:, :, f:r1], 0., False, attn_mask=m, scale=scale)
+            if f == 0: o[:, :, r0:r1], lse[:, :, r0:r1] = ob, lb; continue
+            oa, la = _flash_cpu(q[:, :, r0:r1], k[:, :, :f], v[:, :, :f], 0., False, scale=scale)
+            la = la + cf
+            l = torch.logaddexp(la, lb)
+            o[:, :, r0:r1] = oa * (la - l).exp_().unsqueeze(-1) + ob * (lb - l).exp_().unsqueeze(-1)
+            lse[:, :, r0:r1] = l
+        ctx.save_for_backward(q, k, v, table, didx, o, lse); ctx.args = (far, D, c)
+        return o
+    @staticmethod
+    def backward(ctx, do):
+        q, k, v, table, didx, o, lse = ctx.saved_tensors
+        far, D, c = ctx.args
+        B, H, T, d = q.shape; scale = d ** -0.5
+        tvec, cf = table[:, didx].to(q.dtype), table[:, far].to(q.dtype)[None, :, None]
+        do = do.contiguous()
+        dq, dk, dv = torch.empty_like(q), torch.zeros_like(k), torch.zeros_like(v)
+        dvec, dfar = q.new_zeros(H, 2 * T - 1), q.new_zeros(H)
+        Dr = (do * o).sum(-1)                                               # Σ_j p_ij dp_ij of each row
+        for r0 in range(0, T, c):
+            r1 = min(T, r0 + c); f = max(0, r0 - D + 1); rows = slice(r0, r1)
+            s = torch.matmul(q[:, :, rows], k[:, :, f:r1].transpose(-1, -2)).mul_(scale).add_(_FarBiasAttention._band(tvec, r0, r1, f, T))
+            p = s.sub_(lse[:, :, rows].unsqueeze(-1)).exp_()                # the weights of the band, under the whole row's sum
+            ds = torch.matmul(do[:, :, rows], v[:, :, f:r1].transpose(-1, -2)).sub_(Dr[:, :, rows].unsqueeze(-1)).mul_(p)
+            dv[:, :, f:r1] += torch.matmul(p.transpose(-1, -2), do[:, :, rows])
+            dq[:, :, rows] = torch.matmul(ds, k[:, :, f:r1]).mul_(scale)
+            dk[:, :, f:r1] += torch.matmul(ds.transpose(-1, -2), q[:, :, rows]).mul_(scale)
+            g = ds.sum(0)                                                   # (H, rows, keys): the bias's gradient
+            dvec[:, T - r1 + f:T - r0 + r1 - 1] += diagonal_sums(g)   # the diagonals of rows r0:r1, keys f:r1
+            if f:   # the far keys: the kernel's own backward under the far value; their Σ ds is −(the band's) per row
+                gq, gk, gv = _flash_cpu_bwd(do[:, :, rows], q[:, :, rows], k[:, :, :f], v[:, :, :f], o[:, :, rows],
+                                            lse[:, :, rows] - cf, 0., False, scale=scale)
+                dq[:, :, rows] += gq; dk[:, :, :f] += gk; dv[:, :, :f] += gv
+                dfar -= g.sum((1, 2))
+        dtable = None
+        if ctx.needs_input_grad[3]:
+            dtable = table.new_zeros(table.shape).index_add_(1, didx, dvec.to(table.dtype))
+            dtable[:, far] += dfar.to(table.dtype)
+        return dq, dk, dv, dtable, None, None, None, None
+
+def far_from(didx:torch.Tensor, T:int) -> tuple[int, int]:
+    "(D, b): every causal diagonal at distance ≥ D of a (T, T) bias takes entry b of its table (T5's last bucket; D = T − 1 when only the farthest does)."
+    by_dist = didx[:T].flip(0)                                      # the entry of distance 0, 1, …, T − 1
+    far = int(by_dist[-1]); same = (by_dist == far).flip(0).cumprod(0).flip(0).bool()   # from its distance on, all far
+    return int((~same).sum()), far
+
+LINEAR_ROWS = 256     # query rows a block of `_KeyBiasAttention`
 LINEAR_MIN_T = 1536   # from this length on (training step of the bench LM, one thread: 4% slower at 1,024, 10% faster at 2,048)
+KEY_BIAS_MIN_T = 0    # a term per key (FoX): bench LM, one thread, 1.24 → 1.23× none at T = 128, 1.62 → 1.10 at 512, 3.59 → 1.30 at 4,096
+FAR_ROWS = 128        # query rows a block of `_FarBiasAttention` (one attention call at T = 2,048 and 4,096: 128 beat 64 and 256)
+FAR_MIN_T = 1536      # T5's buckets: slower than the fused path at T = 512 (2.08 against 1.26× none, one call), level at 1,024
+FAR_MAX_D = 1024      # the band a block writes out is at most LINEAR_ROWS × (FAR_MAX_D + LINEAR_ROWS)
 
 # %% ../nbs/00b_kernels.ipynb #4ddb3848
 def fused_attention(q:torch.Tensor, k:torch.Tensor, v:torch.Tensor, # (B,H,Tq,d), (B,H,Tk,d), (B,H,Tk,d), on the CPU
@@ -278,10 +352,19 @@ def fused_attention(q:torch.Tensor, k:torch.Tensor, v:torch.Tensor, # (B,H,Tq,d)
     "softmax(q·kᵀ/√d + bias + rel + krel + mask)·v on the flash kernel, exact gradients for `bias`, `rel`, `krel`; also `w` if asked."
     if q.device.type != 'cpu': raise ValueError(f"fused_attention runs on the CPU flash kernel; got a tensor on {q.device}")
     tvec = getattr(bias, 'toeplitz', None) if bias is not None else None
+    bk = getattr(bias, 'buckets', None) if tvec is not None else None   # (table (H, n), diagonal → entry): T5
+    if (bk is not None and causal and q_off == k_off and q.shape[2] == k.shape[2] >= FAR_MIN_T and rel is None and krel is None
+            and mask is None and not need_w and q.dtype in (torch.float32, torch.float64) and (fd := far_from(bk[1], q.shape[2]))[0] <= FAR_MAX_D):
+        return _FarBiasAttention.apply(q.contiguous(), k.contiguous(), v.contiguous(), bk[0], bk[1], fd[1], fd[0], FAR_ROWS)
     if tvec is not None: bias, tvec = None, tvec.to(q.dtype).contiguous()     # rows built per block from the vector
     if (tvec is not None and causal and q_off == k_off and q.shape[2] == k.shape[2] >= LINEAR_MIN_T and rel is None and krel is None and mask is None
             and not need_w and q.dtype in (torch.float32, torch.float64) and (s := linear_slope(tvec, q.shape[2])) is not None):
-        return _LinearBiasAttention.apply(q.contiguous(), k.contiguous(), v.contiguous(), s, LINEAR_ROWS)   # ALiBi, causal
+        return _KeyBiasAttention.apply(q.contiguous(), k.contiguous(), v.contiguous(), s, torch.arange(q.shape[2], dtype=q.dtype), LINEAR_ROWS)   # ALiBi
+    if (bias is not None and tvec is None and bias.dim() == 4 and bias.shape[2] == 1 and getattr(bias, 'rowwise', None) is None and causal
+            and q_off == k_off and q.shape[2] == k.shape[2] >= KEY_BIAS_MIN_T and rel is None and krel is None and mask is None
+            and not need_w and q.dtype in (torch.float32, torch.float64)):   # a term per key (FoX's −c_j), causal
+        return _KeyBiasAttention.apply(q.contiguous(), k.contiguous(), v.contiguous(), q.new_ones(q.shape[1]),
+                                       bias[:, :, 0].to(q.dtype), LINEAR_ROWS)
     rw = getattr(bias, 'rowwise', None) if bias is not None else None
     if rw is not None: bias = None                                         # rows built per block by `rw`, gradient to rw.theta
     elif bias is not None: bias = bias.to(q.dtype).contiguous()
