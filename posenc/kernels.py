@@ -325,6 +325,100 @@ class _FarBiasAttention(torch.autograd.Function):
             dtable[:, far] += dfar.to(table.dtype)
         return dq, dk, dv, dtable, None, None, None, None
 
+class _FarRelAttention(torch.autograd.Function):
+    """Causal attention with clipped relative terms, q-side `rel` and key-side `krel` (B, H, T, 2K+1), either may be None:
+    the K nearest keys of each query (distances 0 … K − 1) written out, the farther ones in one causal call of the flash
+    kernel shifted by K (rel's far column added to their log-sum-exp, krel's riding on an extra query/key dimension)."""
+    R = 64   # query rows a product of the near keys takes at a time
+    @staticmethod
+    def _wide(q, k, v, krel):
+        "q, k, v with the extra dimension that carries krel's far column (as they are without krel)."
+        if krel is None: return q, k, v
+        B, H, T, d = q.shape
+        return (torch.cat([q, q.new_full((B, H, T, 1), d ** 0.5)], -1), torch.cat([k, krel[..., :1].to(k.dtype)], -1), F.pad(v, (0, 1)))
+    @staticmethod
+    def _diag(m, K):
+        "The K diagonals of a band (…, R, R + K − 1) as (…, R, K): entry (a, u) is m[a, a + u]."
+        return m.as_strided((*m.shape[:-1], K), (*m.stride()[:-2], m.stride(-2) + m.stride(-1), m.stride(-1)), m.storage_offset())
+    @staticmethod
+    def _window(x, K):
+        "x (B, H, T, 2K+1) padded in front by K − 1 positions, as the view (B, H, T, K) of entry [i + u, u + 1]: krel of each near key."
+        xp = F.pad(x, (0, 0, K - 1, 0))
+        st = xp.stride()
+        return xp, xp.as_strided((*x.shape[:3], K), (st[0], st[1], st[2], st[2] + st[3]), xp.storage_offset() + st[3])
+    @staticmethod
+    def _near(q, kp, rel, krel, K, scale):
+        "Scores of each query against its K nearest keys, (B, H, T, K): column u is key i − K + 1 + u (−∞ before the first key)."
+        B, H, T, d = q.shape; R = _FarRelAttention.R
+        s = q.new_empty(B, H, T, K)
+        for r0 in range(0, T, R):
+            r1 = min(T, r0 + R)
+            s[:, :, r0:r1] = _FarRelAttention._diag(torch.matmul(q[:, :, r0:r1], kp[:, :, r0:r1 + K - 1].transpose(-1, -2)), K)
+        s.mul_(scale)
+        if krel is not None: s += _FarRelAttention._window(krel, K)[1]
+        if rel is not None: s += rel[..., 1:K + 1]                       # column u: distance u − K + 1, index u + 1
+        n = min(T, K - 1)                                               # the first rows lack the keys before the sequence
+        i, u = torch.arange(n, device=q.device)[:, None], torch.arange(K, device=q.device)[None]
+        s[:, :, :n].masked_fill_(u < K - 1 - i, float('-inf'))
+        return s
+    @staticmethod
+    def forward(ctx, q, k, v, rel, krel, K):
+        B, H, T, d = q.shape; scale = d ** -0.5
+        kp, vp = F.pad(k, (0, 0, K - 1, 0)), F.pad(v, (0, 0, K - 1, 0))
+        s = _FarRelAttention._near(q, kp, rel, krel, K, scale)
+        l = torch.logsumexp(s, -1); p = s.sub_(l.unsqueeze(-1)).exp_()
+        o = q.new_empty(B, H, T, d)
+        for r0 in range(0, T, _FarRelAttention.R):
+            r1 = min(T, r0 + _FarRelAttention.R)
+            band = p.new_zeros(B, H, r1 - r0, r1 - r0 + K - 1); _FarRelAttention._diag(band, K).copy_(p[:, :, r0:r1])
+            o[:, :, r0:r1] = torch.matmul(band, vp[:, :, r0:r1 + K - 1])
+        if T > K:   # keys j ≤ i − K: query rows K: against keys :T − K, causal
+            qa, ka, va = _FarRelAttention._wide(q, k, v, krel)
+            of, lf = _flash_cpu(qa[:, :, K:], ka[:, :, :T - K], va[:, :, :T - K], 0., True, scale=scale)
+            if rel is not None: lf = lf + rel[:, :, K:, 0]
+            ln = l[:, :, K:]; lm = torch.logaddexp(lf, ln)
+            o[:, :, K:] = of[..., :d] * (lf - lm).exp_().unsqueeze(-1) + o[:, :, K:] * (ln - lm).exp_().unsqueeze(-1)
+            l[:, :, K:] = lm
+        ctx.save_for_backward(q, k, v, rel, krel, o, l); ctx.K = K
+        return o
+    @staticmethod
+    def backward(ctx, do):
+        q, k, v, rel, krel, o, l = ctx.saved_tensors
+        K = ctx.K; B, H, T, d = q.shape; scale = d ** -0.5; R = _FarRelAttention.R
+        do = do.contiguous()
+        kp, vp = F.pad(k, (0, 0, K - 1, 0)), F.pad(v, (0, 0, K - 1, 0))
+        dq, dkp, dvp = torch.empty_like(q), torch.zeros_like(kp), torch.zeros_like(vp)
+        Dr = (do * o).sum(-1, keepdim=True)
+        p = _FarRelAttention._near(q, kp, rel, krel, K, scale).sub_(l.unsqueeze(-1)).exp_()   # the near weights under the whole row
+        ds = p.new_empty(p.shape)
+        for r0 in range(0, T, R):
+            r1 = min(T, r0 + R); rows, keys = slice(r0, r1), slice(r0, r1 + K - 1)
+            dp = _FarRelAttention._diag(torch.matmul(do[:, :, rows], vp[:, :, keys].transpose(-1, -2)), K)
+            ds[:, :, rows] = (dp - Dr[:, :, rows]) * p[:, :, rows]
+            band = p.new_zeros(B, H, r1 - r0, r1 - r0 + K - 1)
+            _FarRelAttention._diag(band, K).copy_(p[:, :, rows])
+            dvp[:, :, keys] += torch.matmul(band.transpose(-1, -2), do[:, :, rows])
+            _FarRelAttention._diag(band, K).copy_(ds[:, :, rows])
+            dq[:, :, rows] = torch.matmul(band, kp[:, :, keys]).mul_(scale)
+            dkp[:, :, keys] += torch.matmul(band.transpose(-1, -2), q[:, :, rows]).mul_(scale)
+        dk, dv = dkp[:, :, K - 1:], dvp[:, :, K - 1:]
+        drel = torch.zeros_like(rel) if rel is not None else None
+        if drel is not None: drel[..., 1:K + 1] = ds
+        dkrel = None
+        if krel is not None:
+            dkp_rel, win = _FarRelAttention._window(torch.zeros_like(krel), K)
+            win.add_(ds); dkrel = dkp_rel[:, :, K - 1:]
+        if T > K:   # the far keys: the kernel's own backward; their Σ ds per row, rel's far column's gradient, is −(the near keys')
+            qa, ka, va = _FarRelAttention._wide(q, k, v, krel); w = qa.shape[-1] - d
+            pad = (lambda x: F.pad(x, (0, w))) if w else (lambda x: x)
+            lf = l[:, :, K:] - rel[:, :, K:, 0] if rel is not None else l[:, :, K:]
+            gq, gk, gv = _flash_cpu_bwd(pad(do[:, :, K:]), qa[:, :, K:], ka[:, :, :T - K], va[:, :, :T - K], pad(o[:, :, K:]),
+                                        lf.contiguous(), 0., True, scale=scale)
+            dq[:, :, K:] += gq[..., :d]; dk[:, :, :T - K] += gk[..., :d]; dv[:, :, :T - K] += gv[..., :d]
+            if dkrel is not None: dkrel[:, :, :T - K, 0] += gk[..., d]
+            if drel is not None: drel[:, :, K:, 0] = -ds[:, :, K:].sum(-1)
+        return dq, dk, dv, drel, dkrel, None
+
 def far_from(didx:torch.Tensor, T:int) -> tuple[int, int]:
     "(D, b): every causal diagonal at distance ≥ D of a (T, T) bias takes entry b of its table (T5's last bucket; D = T − 1 when only the farthest does)."
     by_dist = didx[:T].flip(0)                                      # the entry of distance 0, 1, …, T − 1
@@ -336,6 +430,7 @@ LINEAR_MIN_T = 1536   # from this length on (training step of the bench LM, one 
 KEY_BIAS_MIN_T = 0    # a term per key (FoX): bench LM, one thread, 1.24 → 1.23× none at T = 128, 1.62 → 1.10 at 512, 3.59 → 1.30 at 4,096
 FAR_ROWS = 128        # query rows a block of `_FarBiasAttention` (one attention call at T = 2,048 and 4,096: 128 beat 64 and 256)
 FAR_MIN_T = 1536      # T5's buckets: slower than the fused path at T = 512 (2.08 against 1.26× none, one call), level at 1,024
+REL_MIN_T = 1024      # clipped relative terms (XL, DeBERTa): one attention call at T = 512 level with the fused path, faster from 1,024
 FAR_MAX_D = 1024      # the band a block writes out is at most LINEAR_ROWS × (FAR_MAX_D + LINEAR_ROWS)
 
 # %% ../nbs/00b_kernels.ipynb #4ddb3848
@@ -365,6 +460,10 @@ def fused_attention(q:torch.Tensor, k:torch.Tensor, v:torch.Tensor, # (B,H,Tq,d)
             and not need_w and q.dtype in (torch.float32, torch.float64)):   # a term per key (FoX's −c_j), causal
         return _KeyBiasAttention.apply(q.contiguous(), k.contiguous(), v.contiguous(), q.new_ones(q.shape[1]),
                                        bias[:, :, 0].to(q.dtype), LINEAR_ROWS)
+    if ((rel is not None or krel is not None) and bias is None and tvec is None and mask is None and causal and q_off == k_off
+            and q.shape[2] == k.shape[2] >= REL_MIN_T and not need_w and q.dtype in (torch.float32, torch.float64)):
+        return _FarRelAttention.apply(q.contiguous(), k.contiguous(), v.contiguous(), None if rel is None else rel.to(q.dtype),
+                                      None if krel is None else krel.to(q.dtype), K)   # XL, DeBERTa: causal
     rw = getattr(bias, 'rowwise', None) if bias is not None else None
     if rw is not None: bias = None                                         # rows built per block by `rw`, gradient to rw.theta
     elif bias is not None: bias = bias.to(q.dtype).contiguous()
