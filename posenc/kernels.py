@@ -328,13 +328,15 @@ class _FarBiasAttention(torch.autograd.Function):
 class _FarRelAttention(torch.autograd.Function):
     """Causal attention with clipped relative terms, q-side `rel` and key-side `krel` (B, H, T, 2K+1), either may be None:
     the K nearest keys of each query (distances 0 … K − 1) written out, the farther ones in one causal call of the flash
-    kernel shifted by K (rel's far column added to their log-sum-exp, krel's riding on an extra query/key dimension)."""
+    kernel shifted by K (rel's far column added to their log-sum-exp, krel's riding on an extra query/key dimension).
+    With `need_w` it also returns the attention mass at each clipped distance, w (B, H, T, 2K+1), for Shaw's value term."""
     R = 64   # query rows a product of the near keys takes at a time
     @staticmethod
-    def _wide(q, k, v, krel):
-        "q, k, v with the extra dimension that carries krel's far column (as they are without krel)."
-        if krel is None: return q, k, v
+    def _wide(q, k, v, krel, need_w=False):
+        "q, k, v with the extra dimension that carries krel's far column (with `need_w`, a zero one without krel: room in v for the backward)."
+        if krel is None and not need_w: return q, k, v
         B, H, T, d = q.shape
+        if krel is None: return F.pad(q, (0, 1)), F.pad(k, (0, 1)), F.pad(v, (0, 1))
         return (torch.cat([q, q.new_full((B, H, T, 1), d ** 0.5)], -1), torch.cat([k, krel[..., :1].to(k.dtype)], -1), F.pad(v, (0, 1)))
     @staticmethod
     def _diag(m, K):
@@ -362,7 +364,7 @@ class _FarRelAttention(torch.autograd.Function):
         s[:, :, :n].masked_fill_(u < K - 1 - i, float('-inf'))
         return s
     @staticmethod
-    def forward(ctx, q, k, v, rel, krel, K):
+    def forward(ctx, q, k, v, rel, krel, K, need_w=False):
         B, H, T, d = q.shape; scale = d ** -0.5
         kp, vp = F.pad(k, (0, 0, K - 1, 0)), F.pad(v, (0, 0, K - 1, 0))
         s = _FarRelAttention._near(q, kp, rel, krel, K, scale)
@@ -376,24 +378,33 @@ class _FarRelAttention(torch.autograd.Function):
             qa, ka, va = _FarRelAttention._wide(q, k, v, krel)
             of, lf = _flash_cpu(qa[:, :, K:], ka[:, :, :T - K], va[:, :, :T - K], 0., True, scale=scale)
             if rel is not None: lf = lf + rel[:, :, K:, 0]
-            ln = l[:, :, K:]; lm = torch.logaddexp(lf, ln)
-            o[:, :, K:] = of[..., :d] * (lf - lm).exp_().unsqueeze(-1) + o[:, :, K:] * (ln - lm).exp_().unsqueeze(-1)
+            ln = l[:, :, K:]; lm = torch.logaddexp(lf, ln); near = (ln - lm).exp_()
+            o[:, :, K:] = of[..., :d] * (lf - lm).exp_().unsqueeze(-1) + o[:, :, K:] * near.unsqueeze(-1)
             l[:, :, K:] = lm
-        ctx.save_for_backward(q, k, v, rel, krel, o, l); ctx.K = K
-        return o
+            if need_w: p[:, :, K:] *= near.unsqueeze(-1)                   # the near weights under the whole row
+        ctx.save_for_backward(q, k, v, rel, krel, o, l); ctx.K, ctx.need_w = K, need_w
+        if not need_w: return o
+        w = q.new_zeros(B, H, T, 2 * K + 1)
+        w[..., 1:K + 1] = p; w[..., 0] = 1 - p.sum(-1)                    # the far keys' mass: the rest of the row's
+        return o, w
     @staticmethod
-    def backward(ctx, do):
+    def backward(ctx, do, dw=None):
         q, k, v, rel, krel, o, l = ctx.saved_tensors
-        K = ctx.K; B, H, T, d = q.shape; scale = d ** -0.5; R = _FarRelAttention.R
+        K, need_w = ctx.K, ctx.need_w; B, H, T, d = q.shape; scale = d ** -0.5; R = _FarRelAttention.R
         do = do.contiguous()
         kp, vp = F.pad(k, (0, 0, K - 1, 0)), F.pad(v, (0, 0, K - 1, 0))
         dq, dkp, dvp = torch.empty_like(q), torch.zeros_like(kp), torch.zeros_like(vp)
         Dr = (do * o).sum(-1, keepdim=True)
         p = _FarRelAttention._near(q, kp, rel, krel, K, scale).sub_(l.unsqueeze(-1)).exp_()   # the near weights under the whole row
+        G = dw if need_w and dw is not None else None                   # gradient of the masses: each adds to its keys' dp
+        if G is not None:
+            Gf = G[..., :1]
+            Dr = Dr + (p * G[..., 1:K + 1]).sum(-1, keepdim=True) + (1 - p.sum(-1, keepdim=True)) * Gf
         ds = p.new_empty(p.shape)
         for r0 in range(0, T, R):
             r1 = min(T, r0 + R); rows, keys = slice(r0, r1), slice(r0, r1 + K - 1)
             dp = _FarRelAttention._diag(torch.matmul(do[:, :, rows], vp[:, :, keys].transpose(-1, -2)), K)
+            if G is not None: dp = dp + G[:, :, rows, 1:K + 1]
             ds[:, :, rows] = (dp - Dr[:, :, rows]) * p[:, :, rows]
             band = p.new_zeros(B, H, r1 - r0, r1 - r0 + K - 1)
             _FarRelAttention._diag(band, K).copy_(p[:, :, rows])
@@ -402,22 +413,23 @@ class _FarRelAttention(torch.autograd.Function):
             dq[:, :, rows] = torch.matmul(band, kp[:, :, keys]).mul_(scale)
             dkp[:, :, keys] += torch.matmul(band.transpose(-1, -2), q[:, :, rows]).mul_(scale)
         dk, dv = dkp[:, :, K - 1:], dvp[:, :, K - 1:]
-        drel = torch.zeros_like(rel) if rel is not None else None
+        drel = q.new_zeros(B, H, T, 2 * K + 1) if rel is not None else None   # (summed to rel's shape at the end: rel may be shared by the batch)
         if drel is not None: drel[..., 1:K + 1] = ds
         dkrel = None
         if krel is not None:
             dkp_rel, win = _FarRelAttention._window(torch.zeros_like(krel), K)
             win.add_(ds); dkrel = dkp_rel[:, :, K - 1:]
         if T > K:   # the far keys: the kernel's own backward; their Σ ds per row, rel's far column's gradient, is −(the near keys')
-            qa, ka, va = _FarRelAttention._wide(q, k, v, krel); w = qa.shape[-1] - d
-            pad = (lambda x: F.pad(x, (0, w))) if w else (lambda x: x)
+            qa, ka, va = _FarRelAttention._wide(q, k, v, krel, need_w); w = qa.shape[-1] - d
+            dof, of = (F.pad(do[:, :, K:], (0, w)), F.pad(o[:, :, K:], (0, w))) if w else (do[:, :, K:], o[:, :, K:])
+            if G is not None:   # the far keys' dp gains G's far column: through v's zero column, the kernel's Σ p·dp is Dr − G₀
+                dof[..., d] = 1; of[..., d] = (Dr[:, :, K:] - Gf[:, :, K:] - (do[:, :, K:] * o[:, :, K:]).sum(-1, keepdim=True)).squeeze(-1)
             lf = l[:, :, K:] - rel[:, :, K:, 0] if rel is not None else l[:, :, K:]
-            gq, gk, gv = _flash_cpu_bwd(pad(do[:, :, K:]), qa[:, :, K:], ka[:, :, :T - K], va[:, :, :T - K], pad(o[:, :, K:]),
-                                        lf.contiguous(), 0., True, scale=scale)
+            gq, gk, gv = _flash_cpu_bwd(dof, qa[:, :, K:], ka[:, :, :T - K], va[:, :, :T - K], of, lf.contiguous(), 0., True, scale=scale)
             dq[:, :, K:] += gq[..., :d]; dk[:, :, :T - K] += gk[..., :d]; dv[:, :, :T - K] += gv[..., :d]
-            if dkrel is not None: dkrel[:, :, :T - K, 0] += gk[..., d]
+            if krel is not None: dkrel[:, :, :T - K, 0] += gk[..., d]
             if drel is not None: drel[:, :, K:, 0] = -ds[:, :, K:].sum(-1)
-        return dq, dk, dv, drel, dkrel, None
+        return dq, dk, dv, None if rel is None else drel.sum_to_size(rel.shape), dkrel, None, None
 
 def far_from(didx:torch.Tensor, T:int) -> tuple[int, int]:
     "(D, b): every causal diagonal at distance ≥ D of a (T, T) bias takes entry b of its table (T5's last bucket; D = T − 1 when only the farthest does)."
@@ -461,9 +473,9 @@ def fused_attention(q:torch.Tensor, k:torch.Tensor, v:torch.Tensor, # (B,H,Tq,d)
         return _KeyBiasAttention.apply(q.contiguous(), k.contiguous(), v.contiguous(), q.new_ones(q.shape[1]),
                                        bias[:, :, 0].to(q.dtype), LINEAR_ROWS)
     if ((rel is not None or krel is not None) and bias is None and tvec is None and mask is None and causal and q_off == k_off
-            and q.shape[2] == k.shape[2] >= REL_MIN_T and not need_w and q.dtype in (torch.float32, torch.float64)):
+            and q.shape[2] == k.shape[2] >= REL_MIN_T and q.dtype in (torch.float32, torch.float64)):
         return _FarRelAttention.apply(q.contiguous(), k.contiguous(), v.contiguous(), None if rel is None else rel.to(q.dtype),
-                                      None if krel is None else krel.to(q.dtype), K)   # XL, DeBERTa: causal
+                                      None if krel is None else krel.to(q.dtype), K, need_w)   # XL, DeBERTa, Shaw: causal
     rw = getattr(bias, 'rowwise', None) if bias is not None else None
     if rw is not None: bias = None                                         # rows built per block by `rw`, gradient to rw.theta
     elif bias is not None: bias = bias.to(q.dtype).contiguous()
