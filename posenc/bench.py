@@ -33,10 +33,12 @@ def cpu_model() -> str:
 
 def machine_info(threads:int, # torch threads used on the CPU
                  device:str='cpu') -> dict: # 'cpu' or 'cuda' (the GPU's name, memory and CUDA version are added)
-    "What the numbers depend on: CPU (or GPU), cores, threads used, library versions, load at the start."
+    "What the numbers depend on: the code (git commit, and whether the tree had changes), CPU (or GPU), cores, threads used, library versions, load at the start."
     try: import x_transformers; xt = getattr(x_transformers, '__version__', None) or _dist_version('x-transformers')
     except ImportError: xt = None
-    info = dict(cpu=cpu_model(), logical_cpus=os.cpu_count(), torch_threads=threads, torch=torch.__version__,
+    from posenc.recipes import _git
+    commit, dirty = _git('rev-parse', '--short', 'HEAD'), _git('status', '--porcelain', '--untracked-files=no')
+    info = dict(git_commit=commit and commit + ('+changes' if dirty else ''), date=time.strftime('%Y-%m-%d'), cpu=cpu_model(), logical_cpus=os.cpu_count(), torch_threads=threads, torch=torch.__version__,
                 python=platform.python_version(), platform=platform.platform(), x_transformers=xt,
                 load_avg=list(os.getloadavg()) if hasattr(os, 'getloadavg') else None)
     if str(device).startswith('cuda'):
