@@ -220,10 +220,14 @@ def lr_findings(rows:list[dict]) -> list[str]:
         if 'tau' not in x: continue
         rate = dict(x['sets'])
         moved = [f"{pe} at {_rate(rate[n])}" for pe, n in x['best'].items() if n != x['base']]
+        known = [lr for _, lr in x['sets'] if lr is not None]               # the lowest and the highest rate tried are the grid's ends
+        ends = [pe for pe, n in x['best'].items() if n != x['base'] and rate[n] in (min(known), max(known))]
         out.append(f"On {x['task']}, the ranking by {x['measure']} at the recipe's rate ({_rate(x['base_lr'])}) and with each encoding at its "
                    f"best rate agree with Kendall's τ = {num(x['tau'], 2)} [{num(x['low'], 2)}, {num(x['high'], 2)}] over {x['n']} encodings; "
                    + (f"{len(x['best']) - len(moved)} of {len(x['best'])} do best at the recipe's rate, the others "
-                      f"{', '.join(moved)}." if moved else f"all {len(x['best'])} do best at the recipe's rate."))
+                      f"{', '.join(moved)}" + (f"; for {', '.join(ends)} that is the end of the grid, so "
+                      f"{'its' if len(ends) == 1 else 'their'} best rate may lie beyond it." if ends else '.')
+                      if moved else f"all {len(x['best'])} do best at the recipe's rate."))
     return out
 
 # %% ../nbs/12bc_controls_report.ipynb #77ab8b67
