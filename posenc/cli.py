@@ -315,7 +315,8 @@ def train(task:str, # the task, e.g. copy, shakespeare, ted-small
         name, params = sw.profile_name(profile), dict(base['tasks'].get(task, {}))
     if sw.skips_task(pe, task): raise ValueError(f"{pe} is causal-only and {task} has a bidirectional stack: no such run")
     if not distributed and not sw.task_available(task, download): raise ValueError(_no_data(task))
-    prof = dict(name=name, description=f"posenc train {task} {pe}", pes=[pe], seeds=[seed], tasks={task: {**params, **sets}})
+    prof = dict(name=name, description=f"posenc train {task} {pe}", pes=[pe], seeds=[seed], tasks={task: {**params, **sets}},
+                task_recipe={task: base.get('task_recipe', {}).get(task, 1)} if profile is not None else {})   # its recipe's version and folder
     job, = sw.plan(prof)
     sw.check_params(job)   # a wrong --set fails with the template's parameters
     from posenc.recipes import check_params
@@ -323,7 +324,7 @@ def train(task:str, # the task, e.g. copy, shakespeare, ted-small
     if distributed:
         from posenc.recipes import recipe_params
         params = {k: v for k, v in job.params.items() if k in recipe_params(task)} | ({'threads': threads} if threads else {})
-        return _train_distributed(job, Path(runs_dir or profile_dirs(name)['runs'])/job.name, params, restart, backend, download, dry_run)
+        return _train_distributed(job, Path(runs_dir or profile_dirs(name)['runs'])/job.subdir/job.name, params, restart, backend, download, dry_run)
     res = sw.sweep(prof, runs_dir or profile_dirs(name)['runs'], workers=1, threads=threads or os.cpu_count() or 1,
                    resume=not restart, kernel_name=kernel, download=download, dry_run=dry_run)
     return 130 if res['stopped'] else (1 if res['failed'] else 0)
