@@ -222,6 +222,11 @@ def linear_slope(tvec:torch.Tensor, Tq:int) -> torch.Tensor|None:
     want = half[:, -1:] + s[:, None] * torch.arange(-(Tq - 1), 1, dtype=tvec.dtype, device=tvec.device)
     return s if torch.allclose(half, want, rtol=1e-5, atol=1e-6 * (1 + want.abs().max().item())) else None
 
+def _merge(oa, la, ob, lb):
+    "Two attentions over disjoint sets of keys, outputs and log-sum-exps, as one over all of them."
+    l = torch.logaddexp(la, lb)
+    return oa * (la - l).exp().unsqueeze(-1) + ob * (lb - l).exp().unsqueeze(-1), l
+
 class _KeyBiasAttention(torch.autograd.Function):
     "Causal attention with the logit term a_h·x_j of each key j (ALiBi: a = s, x = j; FoX: a = 1, x = −c_j), by blocks of `c` query rows on the unmasked flash kernel."
     @staticmethod
@@ -242,9 +247,7 @@ class _KeyBiasAttention(torch.autograd.Function):
             ob, lb = _flash_cpu(qa[:, :, r0:r1], ka[:, :, r0:r1], va[:, :, r0:r1], 0., True, scale=d ** -0.5)
             if r0 == 0: o[:, :, :r1], lse[:, :, :r1] = ob[..., :d], lb; continue
             oa, la = _flash_cpu(qa[:, :, r0:r1], ka[:, :, :r0], va[:, :, :r0], 0., False, scale=d ** -0.5)
-            l = torch.logaddexp(la, lb)
-            o[:, :, r0:r1] = oa[..., :d] * (la - l).exp_().unsqueeze(-1) + ob[..., :d] * (lb - l).exp_().unsqueeze(-1)
-            lse[:, :, r0:r1] = l
+            o[:, :, r0:r1], lse[:, :, r0:r1] = _merge(oa[..., :d], la, ob[..., :d], lb)
         ctx.save_for_backward(q, k, v, a, x, o, lse); ctx.c = c
         return o
     @staticmethod
@@ -288,10 +291,7 @@ class _FarBiasAttention(torch.autograd.Function):
             ob, lb = _flash_cpu(q[:, :, r0:r1], k[:, :, f:r1], v[:, :, f:r1], 0., False, attn_mask=m, scale=scale)
             if f == 0: o[:, :, r0:r1], lse[:, :, r0:r1] = ob, lb; continue
             oa, la = _flash_cpu(q[:, :, r0:r1], k[:, :, :f], v[:, :, :f], 0., False, scale=scale)
-            la = la + cf
-            l = torch.logaddexp(la, lb)
-            o[:, :, r0:r1] = oa * (la - l).exp_().unsqueeze(-1) + ob * (lb - l).exp_().unsqueeze(-1)
-            lse[:, :, r0:r1] = l
+            o[:, :, r0:r1], lse[:, :, r0:r1] = _merge(oa, la + cf, ob, lb)
         ctx.save_for_backward(q, k, v, table, didx, o, lse); ctx.args = (far, D, c)
         return o
     @staticmethod
@@ -378,10 +378,9 @@ class _FarRelAttention(torch.autograd.Function):
             qa, ka, va = _FarRelAttention._wide(q, k, v, krel)
             of, lf = _flash_cpu(qa[:, :, K:], ka[:, :, :T - K], va[:, :, :T - K], 0., True, scale=scale)
             if rel is not None: lf = lf + rel[:, :, K:, 0]
-            ln = l[:, :, K:]; lm = torch.logaddexp(lf, ln); near = (ln - lm).exp_()
-            o[:, :, K:] = of[..., :d] * (lf - lm).exp_().unsqueeze(-1) + o[:, :, K:] * near.unsqueeze(-1)
-            l[:, :, K:] = lm
-            if need_w: p[:, :, K:] *= near.unsqueeze(-1)                   # the near weights under the whole row
+            ln = l[:, :, K:].clone()
+            o[:, :, K:], l[:, :, K:] = _merge(of[..., :d], lf, o[:, :, K:], ln)
+            if need_w: p[:, :, K:] *= (ln - l[:, :, K:]).exp_().unsqueeze(-1)   # the near weights under the whole row
         ctx.save_for_backward(q, k, v, rel, krel, o, l); ctx.K, ctx.need_w = K, need_w
         if not need_w: return o
         w = q.new_zeros(B, H, T, 2 * K + 1)
@@ -442,8 +441,8 @@ LINEAR_MIN_T = 1536   # from this length on (training step of the bench LM, one 
 KEY_BIAS_MIN_T = 0    # a term per key (FoX): bench LM, one thread, 1.24 → 1.23× none at T = 128, 1.62 → 1.10 at 512, 3.59 → 1.30 at 4,096
 FAR_ROWS = 128        # query rows a block of `_FarBiasAttention` (one attention call at T = 2,048 and 4,096: 128 beat 64 and 256)
 FAR_MIN_T = 1536      # T5's buckets: slower than the fused path at T = 512 (2.08 against 1.26× none, one call), level at 1,024
-REL_MIN_T = 1024      # clipped relative terms (XL, DeBERTa): one attention call at T = 512 level with the fused path, faster from 1,024
-FAR_MAX_D = 1024      # the band a block writes out is at most LINEAR_ROWS × (FAR_MAX_D + LINEAR_ROWS)
+REL_MIN_T = 1024      # clipped relative terms (XL, DeBERTa, Shaw): one attention call at T = 512 level with the fused path, faster from 1,024
+FAR_MAX_D = 1024      # the band a block writes out is at most FAR_ROWS × (FAR_MAX_D + FAR_ROWS)
 
 # %% ../nbs/00b_kernels.ipynb #4ddb3848
 def fused_attention(q:torch.Tensor, k:torch.Tensor, v:torch.Tensor, # (B,H,Tq,d), (B,H,Tk,d), (B,H,Tk,d), on the CPU
