@@ -266,3 +266,18 @@ def test_profiles_come_from_the_toml_files(tmp_path):
     for f in files: assert check_profile(load_profile(f), f) == PROFILES[f.stem]
     (tmp_path/'x.toml').write_text('pes = ["rope"]\n[tasks.copy]\n[tasks.sortt]\n')
     with pytest.raises(ValueError, match=r"x.toml: unknown task\(s\) 'sortt'. Valid tasks: "): get_profile(tmp_path/'x.toml')
+
+def test_gpu_rung_plans_a_profile_into_its_recipe_folders(tmp_path):
+    "tools/gpu_rung.py --profile: a task at recipe version 2 goes to <out>/recipe-2/, one at version 1 to <out>; mixed arguments are refused."
+    prof = tmp_path/'p.toml'
+    prof.write_text('description = "two versions"\npes = ["none"]\nseeds = [0]\n'
+                    '[tasks.copy]\nrecipe = 2\nearlier = {1 = {lr = 1e-3}}\n[tasks.reverse]\n')
+    tool = [sys.executable, str(ROOT/'tools'/'gpu_rung.py')]
+    env = dict(os.environ, PYTHONPATH=str(ROOT))
+    r = subprocess.run(tool + ['--profile', str(prof), '--out', str(tmp_path/'runs'), '--dry_run'],
+                       capture_output=True, text=True, env=env, cwd=tmp_path)
+    assert r.returncode == 0, r.stderr
+    assert f"{tmp_path/'runs'/'recipe-2'/'copy__none__s0'}  recipe 2" in r.stdout
+    assert f"{tmp_path/'runs'/'reverse__none__s0'}  recipe 1" in r.stdout
+    r = subprocess.run(tool + ['transfer', 'mt-budget4x', '--profile', str(prof)], capture_output=True, text=True, env=env)
+    assert r.returncode == 2 and 'not both' in r.stderr

@@ -3,6 +3,8 @@
 #
 #   bash tools/gpu_session.sh train SECONDS   # one seed of the transfer ladder's mt-budget4x rung, 8 runs side by
 #                                             # side, stopped at SECONDS − 75; then the bench (LM only) if time is left
+#   bash tools/gpu_session.sh base SECONDS    # europarl's runs at the full profile's current recipe (version 2:
+#                                             # runs/full/recipe-2/), 12 side by side, stopped at SECONDS − 75
 #   bash tools/gpu_session.sh bench SECONDS   # posenc bench --device cuda at T = 2,048 and 4,096 (bf16), then
 #                                             # tests/gpu_check.py in what is left
 #
@@ -13,7 +15,8 @@
 # It needs, beside the working tree: .whl/ (fastcore, fastprogress and sacremoses wheels for Python 3.12, which the
 # machine's image lacks) and .devdata/ (extra_fr-en/europarl_v7_subset20k_tok and wmt14_fr-en/{europarl-v7_head3k,
 # newstest2014} copied from ../shared/data), both in .git/info/exclude and carried. What comes back is under $OUT:
-# the finished runs as one archive (unpack with `tar xzf mt-budget4x.tgz -C runs/transfer`), logs, bench.json.
+# the finished runs as one archive (unpack with `tar xzf mt-budget4x.tgz -C runs/transfer`, or `tar xzf recipe-2.tgz
+# -C runs/full`), logs, bench.json. Runs stopped at the deadline are not in the archive: the next session trains them.
 set -u
 phase=${1:?train or bench}; budget=${2:?seconds}
 OUT=${OUT:-/tmp/posenc-out}; mkdir -p "$OUT"
@@ -29,9 +32,12 @@ check() {   # tests/gpu_check.py within $1 seconds
 if [ "$phase" = train ]; then
   python3 tools/gpu_rung.py transfer mt-budget4x --seeds 0 --workers 8 --deadline $(( budget - 75 )) --out runs/transfer 2>&1 \
     | tee "$OUT/train.log"
-  tar czf "$OUT/mt-budget4x.tgz" -C runs/transfer --exclude checkpoints mt-budget4x
+  tar czf "$OUT/mt-budget4x.tgz" -C runs/transfer --exclude checkpoints --exclude .partial mt-budget4x
   (( $(left) > 90 )) && timeout $(( $(left) - 10 )) python3 -m posenc.cli bench --device cuda --kinds lm --lengths 2048 4096 \
     --tokens 16384 --no_xt --no_decode --out "$OUT/bench.json" --figure "$OUT/bench.png" 2>&1 | tee "$OUT/bench.log" | tail -40
+elif [ "$phase" = base ]; then
+  python3 tools/gpu_rung.py --profile full --tasks europarl --workers 12 --deadline $(( budget - 75 )) 2>&1 | tee "$OUT/base.log"
+  tar czf "$OUT/recipe-2.tgz" -C runs/full --exclude checkpoints --exclude .partial recipe-2
 elif [ "$phase" = bench ]; then
   b=$(( budget - 20 ))
   timeout $b python3 -m posenc.cli bench --device cuda --lengths 2048 4096 --tokens 16384 --no_xt --no_decode \
