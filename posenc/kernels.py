@@ -281,13 +281,20 @@ class _FarBiasAttention(torch.autograd.Function):
         i, j = torch.arange(r0, r1, device=tvec.device)[:, None], torch.arange(f, r1, device=tvec.device)[None]
         return rev.flip(1).masked_fill_(j > i, float('-inf')).unsqueeze(0)
     @staticmethod
+    def _bands(tvec, T, D, c):
+        "`_band` of each block of rows r0 = 0, c, 2c, …: the blocks whose band starts past key 0 share one (their distances are the same)."
+        same = None
+        for r0 in range(0, T, c):
+            r1 = min(T, r0 + c); f = max(0, r0 - D + 1)
+            if f == 0 or r1 - r0 < c: yield r0, r1, f, _FarBiasAttention._band(tvec, r0, r1, f, T); continue
+            if same is None: same = _FarBiasAttention._band(tvec, r0, r1, f, T)
+            yield r0, r1, f, same
+    @staticmethod
     def forward(ctx, q, k, v, table, didx, far, D, c):
         B, H, T, d = q.shape; scale = d ** -0.5
         tvec, cf = table[:, didx].to(q.dtype), table[:, far].to(q.dtype)[None, :, None]   # (H, 2T−1), the far value (1, H, 1)
         o, lse = q.new_empty(B, H, T, d), q.new_empty(B, H, T)
-        for r0 in range(0, T, c):
-            r1 = min(T, r0 + c); f = max(0, r0 - D + 1)                 # keys :f are at distance ≥ D from every row here
-            m = _FarBiasAttention._band(tvec, r0, r1, f, T)
+        for r0, r1, f, m in _FarBiasAttention._bands(tvec, T, D, c):   # keys :f are at distance ≥ D from every row of r0:r1
             ob, lb = _flash_cpu(q[:, :, r0:r1], k[:, :, f:r1], v[:, :, f:r1], 0., False, attn_mask=m, scale=scale)
             if f == 0: o[:, :, r0:r1], lse[:, :, r0:r1] = ob, lb; continue
             oa, la = _flash_cpu(q[:, :, r0:r1], k[:, :, :f], v[:, :, :f], 0., False, scale=scale)
@@ -304,9 +311,9 @@ class _FarBiasAttention(torch.autograd.Function):
         dq, dk, dv = torch.empty_like(q), torch.zeros_like(k), torch.zeros_like(v)
         dvec, dfar = q.new_zeros(H, 2 * T - 1), q.new_zeros(H)
         Dr = (do * o).sum(-1)                                               # Σ_j p_ij dp_ij of each row
-        for r0 in range(0, T, c):
-            r1 = min(T, r0 + c); f = max(0, r0 - D + 1); rows = slice(r0, r1)
-            s = torch.matmul(q[:, :, rows], k[:, :, f:r1].transpose(-1, -2)).mul_(scale).add_(_FarBiasAttention._band(tvec, r0, r1, f, T))
+        for r0, r1, f, m in _FarBiasAttention._bands(tvec, T, D, c):
+            rows = slice(r0, r1)
+            s = torch.matmul(q[:, :, rows], k[:, :, f:r1].transpose(-1, -2)).mul_(scale).add_(m)
             p = s.sub_(lse[:, :, rows].unsqueeze(-1)).exp_()                # the weights of the band, under the whole row's sum
             ds = torch.matmul(do[:, :, rows], v[:, :, f:r1].transpose(-1, -2)).sub_(Dr[:, :, rows].unsqueeze(-1)).mul_(p)
             dv[:, :, f:r1] += torch.matmul(p.transpose(-1, -2), do[:, :, rows])
