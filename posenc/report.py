@@ -21,8 +21,8 @@ from .conclusions import repeated_sentences   # also importable from here (the c
 
 # %% auto #0
 __all__ = ['SEC_WHY', 'SEC_ENCODINGS', 'DATA_NOTES', 'front_matter', 'scheme_paragraphs', 'clipping_note', 'sec_encodings',
-           'sec_setup', 'sec_speed', 'sec_runs', 'headline', 'headline_markdown', 'sec_glance', 'findings',
-           'sec_findings', 'sec_scope', 'report_markdown', 'escape_stars', 'build_report']
+           'sec_setup', 'bench_long_summary', 'sec_speed', 'sec_runs', 'headline', 'headline_markdown', 'sec_glance',
+           'findings', 'sec_findings', 'sec_scope', 'report_markdown', 'escape_stars', 'build_report']
 
 # %% ../nbs/12c_report.ipynb #6413b9d5
 def _not_run(ctx:ReportContext) -> tuple|None:
@@ -226,7 +226,7 @@ def _bench_targets(b:dict, kind:str, tag:str, slug:str) -> str:
                     f'bench-{slug}-{kind}-targets')
 
 # %% ../nbs/12c_report.ipynb #d55d2a5a
-def _bench_long_summary(b:dict, kind:str) -> str:
+def bench_long_summary(b:dict, kind:str) -> str:
     "A sentence per model kind: the schemes that meet the long-context targets (T ≥ `LONG_T`) and, for the others, their largest ratio and where."
     from posenc.results import long_worst
     lw = long_worst(b, kind)
@@ -293,7 +293,7 @@ def _bench_machine(ctx:ReportContext, p:Path, first:bool=True) -> list[str]:
     if b.get('notes'): out.append('Notes of the run: ' + '; '.join(md_escape(n) for n in b['notes']) + '.\n')
     if not train: return out + ['(the file lists no results)\n']
     for kind in sorted({r['kind'] for r in train}):
-        out += [t for t in (_bench_ratio_table(train, kind, tag, slug), _bench_targets(b, kind, tag, slug), _bench_long_summary(b, kind)) if t]
+        out += [t for t in (_bench_ratio_table(train, kind, tag, slug), _bench_targets(b, kind, tag, slug), bench_long_summary(b, kind)) if t]
     if dec := _bench_decode_table(b, tag, slug): out.append(dec)
     fig = ctx.figures_dir.parent/'bench'/f'{tag}.png'
     if fig.is_file():
