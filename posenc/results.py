@@ -139,28 +139,33 @@ def run_home(run:dict) -> Path:
     d = Path(run['dir']).parent
     return d.parent if re.fullmatch(r'recipe-\d+', d.name) else d
 
-def current_recipes(runs:list[dict]) -> list[dict]:
-    "Each task's runs (per profile folder) at the newest version of its recipe that has every encoding and seed the first one has, finished or failed; the older versions' runs left out."
+def _versions(runs:list[dict]) -> dict:
+    "The runs of each (profile folder, task), by recipe version: {(home, task): {version: [runs]}}."
     groups = {}
     for r in runs: groups.setdefault((run_home(r), r['task']), {}).setdefault(r['recipe'], []).append(r)
-    keep = set()
-    for vs in groups.values():
-        made = {n: {(r['pe'], r['seed']) for r in rs if r['status'] in ('done', 'failed')} for n, rs in vs.items()}
-        first = made[min(vs)]
-        use = max(n for n in vs if n == min(vs) or made[n] >= first)
-        keep |= {id(r) for r in vs[use]}
+    return groups
+
+def _made(rs:list[dict]) -> set:
+    "The (encoding, seed) pairs of these runs that were made, finished or failed."
+    return {(r['pe'], r['seed']) for r in rs if r['status'] in ('done', 'failed')}
+
+def _read_at(vs:dict) -> int:
+    "The version a task is read at: the newest that has made every (encoding, seed) of the first (`_versions`' values)."
+    first = _made(vs[min(vs)])
+    return max(n for n in vs if n == min(vs) or _made(vs[n]) >= first)
+
+def current_recipes(runs:list[dict]) -> list[dict]:
+    "Each task's runs (per profile folder) at the newest version of its recipe that has every encoding and seed the first one has, finished or failed; the older versions' runs left out."
+    keep = {id(r) for vs in _versions(runs).values() for r in vs[_read_at(vs)]}
     return [r for r in runs if id(r) in keep]
 
 def recipe_progress(runs:list[dict]) -> list[dict]:
     "The tasks whose newer recipe version is under way (read at an older one): task, the version read, the newer one, its runs made and wanted."
-    groups, out = {}, []
-    for r in runs: groups.setdefault((run_home(r), r['task']), {}).setdefault(r['recipe'], []).append(r)
-    for (home, task), vs in groups.items():
-        cur = {r['recipe'] for r in current_recipes([x for rs in vs.values() for x in rs])}.pop()
-        want = {(r['pe'], r['seed']) for r in vs[min(vs)] if r['status'] in ('done', 'failed')}
-        for n in sorted(v for v in vs if v > cur):
-            made = {(r['pe'], r['seed']) for r in vs[n] if r['status'] in ('done', 'failed')}
-            out.append(dict(task=task, home=home, read_at=cur, version=n, made=len(made & want), wanted=len(want)))
+    out = []
+    for (home, task), vs in _versions(runs).items():
+        cur, want = _read_at(vs), _made(vs[min(vs)])
+        out += [dict(task=task, home=home, read_at=cur, version=n, made=len(_made(vs[n]) & want), wanted=len(want))
+                for n in sorted(v for v in vs if v > cur)]
     return out
 
 # %% ../nbs/10b_results.ipynb #9432b2f9
