@@ -8,31 +8,11 @@ Process CPU time (median of 3 steps after one warm-up), so a busy machine slows 
 """
 import argparse, json, os, subprocess, sys
 
-CHILD = r'''
-import json, sys, time, torch, torch.nn.functional as F
-import posenc
-torch.set_num_threads(1)
-from posenc.bench import bench_config, make_step
-from posenc.models import build_model
-pe, T = sys.argv[1], int(sys.argv[2])
-_, step = make_step(bench_config('posenc', 'lm', pe, T, 4096 // T)); step()
-ts = []
-for _ in range(3):
-    t0 = time.process_time(); step(); ts.append(time.process_time() - t0)
-torch.manual_seed(0)
-m = build_model('lm', vocab_size=1000, d_model=128, n_heads=4, n_layers=4, pe=pe, dropout=0., max_len=T)
-opt = torch.optim.AdamW(m.parameters(), 1e-3)
-x = torch.randint(4, 1000, (4096 // T, T + 1), generator=torch.Generator().manual_seed(1))
-losses = []
-for _ in range(5):
-    loss = F.cross_entropy(m(x[:, :-1]).flatten(0, 1), x[:, 1:].flatten())
-    loss.backward(); opt.step(); opt.zero_grad(); losses.append(loss.item())
-print(json.dumps(dict(step_s=sorted(ts)[1], losses=losses)))
-'''
+CHILD = os.path.join(os.path.dirname(os.path.abspath(__file__)), 'step_child.py')   # one step's time, five steps' losses
 
 def run(checkout, pe, T):
     env = dict(os.environ, OMP_NUM_THREADS='1', PYTHONPATH=os.path.abspath(checkout))
-    out = subprocess.run([sys.executable, '-c', CHILD, pe, str(T)], capture_output=True, text=True, env=env, cwd=checkout, check=True)
+    out = subprocess.run([sys.executable, CHILD, pe, str(T), '5'], capture_output=True, text=True, env=env, cwd=checkout, check=True)
     return json.loads(out.stdout.strip().splitlines()[-1])
 
 def main():

@@ -1,0 +1,32 @@
+"""One training step of `posenc bench`'s decoder LM in this process (4,096 tokens a batch, one thread): its CPU time
+(median of 3 after one warm-up) and the losses of N AdamW steps on one fixed batch, printed as one JSON line. The
+comparisons that need fresh processes run it: `tools/bench_checkouts.py` (posenc from another checkout on PYTHONPATH)
+and `tools/bench_denormals.py` (the flushing of denormals undone or kept).
+
+    python tools/step_child.py PE T N [on|off]      on/off: torch.set_flush_denormal, before torch starts its threads
+"""
+import json, sys, time
+import torch, torch.nn.functional as F
+import posenc.kernels   # noqa: F401 (which turns the flushing of denormals on when it is imported)
+
+def main(pe:str, T:int, n:int, denormals:str=None) -> dict:
+    if denormals is not None: torch.set_flush_denormal(denormals == 'on')
+    torch.set_num_threads(1)   # after the flag, before any parallel operation, so that the thread pool inherits it
+    from posenc.bench import bench_config, make_step
+    from posenc.models import build_model
+    _, step = make_step(bench_config('posenc', 'lm', pe, T, 4096 // T)); step()
+    ts = []
+    for _ in range(3):
+        t0 = time.process_time(); step(); ts.append(time.process_time() - t0)
+    torch.manual_seed(0)
+    m = build_model('lm', vocab_size=1000, d_model=128, n_heads=4, n_layers=4, pe=pe, dropout=0., max_len=T)
+    opt = torch.optim.AdamW(m.parameters(), 1e-3)
+    x = torch.randint(4, 1000, (4096 // T, T + 1), generator=torch.Generator().manual_seed(1))
+    losses = []
+    for _ in range(n):
+        loss = F.cross_entropy(m(x[:, :-1]).flatten(0, 1), x[:, 1:].flatten())
+        loss.backward(); opt.step(); opt.zero_grad(); losses.append(loss.item())
+    return dict(step_s=sorted(ts)[1], losses=losses)
+
+if __name__ == '__main__':
+    print(json.dumps(main(sys.argv[1], int(sys.argv[2]), int(sys.argv[3]), *sys.argv[4:5])))
