@@ -59,7 +59,9 @@ def add_masks(*ms):
 
 # %% ../nbs/01_attention.ipynb #4c8a356a
 class KVCache:
-    "Keys and values of every layer for incremental decoding."
+    """Keys and values of every layer for incremental decoding. A self-attention layer's keys and values live in one
+    buffer (2, B, H, capacity, dh) that doubles when full, so that a decoding step writes its position in place instead
+    of copying every earlier one (`append`); `part['k']` and `part['v']` are views of the positions filled."""
     def __init__(self, n_layers:int):
         self.layers = [dict(self={}, cross={}) for _ in range(n_layers)]
     @property
@@ -67,11 +69,30 @@ class KVCache:
         "Positions already in the cache."
         c = self.layers[0]['self']
         return c['k'].shape[2] if 'k' in c else 0
+    @staticmethod
+    def append(part:dict, k:torch.Tensor, v:torch.Tensor): # a layer's self-attention part; the new (B, H, T, dh)
+        "Add k and v after the positions in `part`; returns the keys and values of every position so far."
+        if torch.is_grad_enabled() and (k.requires_grad or v.requires_grad):   # written in place, a graph could not go back
+            if 'k' in part: k, v = torch.cat([part['k'], k], 2), torch.cat([part['v'], v], 2)
+            part.pop('_buf', None); part['k'], part['v'] = k, v
+            return k, v
+        n, t, buf = (part['k'].shape[2] if 'k' in part else 0), k.shape[2], part.get('_buf')
+        if buf is None or n + t > buf.shape[3] or buf.shape[1:3] != k.shape[:2] or buf.dtype != k.dtype:
+            buf = k.new_empty(2, *k.shape[:2], max(2 * (n + t), 64), k.shape[3])
+            if n: buf[0, :, :, :n], buf[1, :, :, :n] = part['k'], part['v']
+            part['_buf'] = buf
+        buf[0, :, :, n:n + t], buf[1, :, :, n:n + t] = k, v
+        part['k'], part['v'] = buf[0, :, :, :n + t], buf[1, :, :, :n + t]
+        return part['k'], part['v']
     def reorder(self, idx:torch.Tensor):
         "Keep batch rows `idx` (in that order) of every cached tensor."
         for layer in self.layers:
             for part in layer.values():
-                for key, t in part.items(): part[key] = t.index_select(0, idx)
+                if '_buf' in part:
+                    n = part['k'].shape[2]; part['_buf'] = b = part['_buf'].index_select(1, idx)
+                    part['k'], part['v'] = b[0, :, :, :n], b[1, :, :, :n]
+                else:
+                    for key, t in part.items(): part[key] = t.index_select(0, idx)
         return self
     def __repr__(self): return f"KVCache(layers={len(self.layers)}, off={self.off})"
 
@@ -162,9 +183,7 @@ class MultiHeadAttention(nn.Module):
             return q, k, v, 0
         q, k, v = self._heads(self._proj(self.qkv, x, rows), 3)
         if pe is not None: q, k = pe.qk(q, k, q_off, q_off, layer)
-        if cache is not None:
-            if 'k' in cache: k, v = torch.cat([cache['k'], k], 2), torch.cat([cache['v'], v], 2)
-            cache['k'], cache['v'] = k, v
+        if cache is not None: k, v = KVCache.append(cache, k, v)
         return q, k, v, q_off + q.shape[2] - k.shape[2]
 
     def _out(self, o, rows=None):   # (B, H, Tq, dh) → the output projection, (B, Tq, D) or (N, D) on `rows`

@@ -452,6 +452,10 @@ REL_MIN_T = 1024      # clipped relative terms (XL, DeBERTa, Shaw): one attentio
 FAR_MAX_D = 1024      # the band a block writes out is at most FAR_ROWS × (FAR_MAX_D + FAR_ROWS)
 
 # %% ../nbs/00b_kernels.ipynb #4ddb3848
+def _rows_unit(t:torch.Tensor) -> torch.Tensor:
+    "t itself where the kernel can read it as it is (each vector contiguous: a view of `KVCache`'s buffer), else a contiguous copy."
+    return t if t.stride(-1) == 1 else t.contiguous()
+
 def fused_attention(q:torch.Tensor, k:torch.Tensor, v:torch.Tensor, # (B,H,Tq,d), (B,H,Tk,d), (B,H,Tk,d), on the CPU
                     bias:torch.Tensor=None, # additive (1|B, H, Tq, Tk), may require grad; a `toeplitz_bias` sends its gradient to its vector, a `RowwiseBias` to its θ
                     rel:torch.Tensor=None, # (B,H,Tq,2K+1) logit term of each clipped distance clamp(j−i, −K, K)
@@ -487,7 +491,8 @@ def fused_attention(q:torch.Tensor, k:torch.Tensor, v:torch.Tensor, # (B,H,Tq,d)
     elif bias is not None: bias = bias.to(q.dtype).contiguous()
     if rel is not None: rel = rel.to(q.dtype)
     if krel is not None: krel = krel.to(q.dtype)
-    return _FusedAttention.apply(q.contiguous(), k.contiguous(), v.contiguous(), bias, tvec, rel, krel,
+    k, v = (_rows_unit(k), _rows_unit(v)) if not torch.is_grad_enabled() else (k.contiguous(), v.contiguous())   # decoding: the cache's views
+    return _FusedAttention.apply(q.contiguous(), k, v, bias, tvec, rel, krel,
                                  None if rw is None else rw.theta, mask, causal, k_off - q_off, K, need_w, chunk, rw)
 
 # %% ../nbs/00b_kernels.ipynb #405365d2
