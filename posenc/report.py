@@ -290,6 +290,9 @@ def _bench_machine(ctx:ReportContext, p:Path, first:bool=True) -> list[str]:
               "by the same model and shape without one; in brackets, posenc's step divided by x-transformers' "
               "equivalent (absent where x-transformers has none). Where the benchmark was repeated, the ratio of "
               "each run is given, separated by a slash.\n" if first else "The tables read as those of the first benchmark above.\n")]
+    if not mach.get('git_commit'):   # `posenc bench` records the code's commit and the date since 2026-11-27
+        out.append("This file records neither the commit of the code it timed nor its date (benchmarks made before "
+                   "2026-11-27 do not), so it may describe code older than the rest of this report.\n")
     if b.get('notes'): out.append('Notes of the run: ' + '; '.join(md_escape(n) for n in b['notes']) + '.\n')
     if not train: return out + ['(the file lists no results)\n']
     for kind in sorted({r['kind'] for r in train}):
