@@ -83,7 +83,7 @@ class KVCache:
             part['_buf'] = buf
         buf[0, :, :, n:n + t], buf[1, :, :, n:n + t] = k, v
         part['k'], part['v'] = buf[0, :, :, :n + t], buf[1, :, :, :n + t]
-        return part['k'], part['v']
+        return (k, v) if n == 0 else (part['k'], part['v'])   # a prompt attends its own (contiguous) keys, as without a cache
     def reorder(self, idx:torch.Tensor):
         "Keep batch rows `idx` (in that order) of every cached tensor."
         for layer in self.layers:
