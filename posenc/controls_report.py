@@ -13,9 +13,10 @@ from .transfer import rank_agreement, scores_of, MIN_SEEDS, TooFewRuns, NoRankin
 from .ladder_report import measures, rung_runs, ladders_of, transfer_rows, transfer_md, transfer_findings
 
 # %% auto #0
-__all__ = ['CONTROLS', 'control_of', 'gain', 'gain_txt', 'verdict', 'matched_rows', 'matched_md', 'strongest', 'matched_findings',
-           'clip_rows', 'clip_md', 'clip_findings', 'lr_rows', 'lr_md', 'lr_findings', 'change_rows', 'change_md',
-           'change_findings', 'control_findings', 'sec_controls', 'control_notes', 'clip_beyond']
+__all__ = ['CONTROLS', 'LR_MIN_GAIN', 'control_of', 'gain', 'gain_txt', 'verdict', 'matched_rows', 'matched_md', 'strongest',
+           'matched_findings', 'clip_rows', 'clip_md', 'clip_findings', 'lr_rows', 'lr_md', 'lr_findings',
+           'change_rows', 'change_md', 'change_findings', 'control_findings', 'sec_controls', 'control_notes',
+           'clip_beyond']
 
 # %% ../nbs/12bc_controls_report.ipynb #d124582e
 CONTROLS = ('params', 'clip', 'lr', 'data', 'single')   # the questions, in the section's order
@@ -174,6 +175,15 @@ def clip_findings(rows:list[dict]) -> list[str]:
 
 
 # %% ../nbs/12bc_controls_report.ipynb #5d6b646b
+LR_MIN_GAIN = 1e-3   # nats
+
+def _best_rate(loss:dict, pe:str, base:str, names:list) -> str:
+    """The rate (its rung's name) of lowest mean validation loss where that loss beats the recipe's by Welch's t test (p < 0.05) and by
+    at least `LR_MIN_GAIN` nats (the tables' precision: a task every rate solves to a loss near 0 keeps its recipe's rate); else the recipe's."""
+    n = min(names, key=lambda n: np.mean(loss[n][pe]))
+    w = welch(loss[n][pe], loss[base][pe])
+    return n if n != base and w['diff'] <= -LR_MIN_GAIN and w['p'] < 0.05 else base
+
 def lr_rows(ctx:ReportContext, ladder, n_resamples:int=1000) -> list[dict]:
     "One dict per task of the rate rungs: each encoding's validation loss by rate, its best rate, and τ between fixed- and best-rate rankings."
     rungs, runs, out = [x for x in ladder.select() if control_of(x) == 'lr'], rung_runs(ctx.runs_dir, ladder), []
@@ -189,7 +199,7 @@ def lr_rows(ctx:ReportContext, ladder, n_resamples:int=1000) -> list[dict]:
                    loss=loss, head=head, done=sum(len(select(rs, pe=pe)) for n, _, rs in sets if n != ladder.base for pe in pes),
                    planned=sum(len(r.pes) * len(r.seeds) for r in at), best={}, note='')
         full = [pe for pe in pes if all(len(loss[n].get(pe, [])) >= MIN_SEEDS for n, *_ in sets)]
-        row['best'] = {pe: min((n for n, *_ in sets), key=lambda n: np.mean(loss[n][pe])) for pe in full}
+        row['best'] = {pe: _best_rate(loss, pe, ladder.base, [n for n, *_ in sets]) for pe in full}
         if len(full) < 3: row['note'] = f"{len(full)} encoding{'s' * (len(full) != 1)} with {MIN_SEEDS} seeds at every rate so far (3 needed)"
         else:
             try:
@@ -224,10 +234,12 @@ def lr_findings(rows:list[dict]) -> list[str]:
         ends = [pe for pe, n in x['best'].items() if n != x['base'] and rate[n] in (min(known), max(known))]
         out.append(f"On {x['task']}, the ranking by {x['measure']} at the recipe's rate ({_rate(x['base_lr'])}) and with each encoding at its "
                    f"best rate agree with Kendall's τ = {num(x['tau'], 2)} [{num(x['low'], 2)}, {num(x['high'], 2)}] over {x['n']} encodings; "
-                   + (f"{len(x['best']) - len(moved)} of {len(x['best'])} do best at the recipe's rate, the others "
+                   + (f"{len(x['best']) - len(moved)} of {len(x['best'])} do no better away from the recipe's rate (a mean "
+                      f"validation loss lower by at least {LR_MIN_GAIN:g} nats with Welch's p < 0.05), the others "
                       f"{', '.join(moved)}" + (f"; for {', '.join(ends)} that is the end of the grid, so "
                       f"{'its' if len(ends) == 1 else 'their'} best rate may lie beyond it." if ends else '.')
-                      if moved else f"all {len(x['best'])} do best at the recipe's rate."))
+                      if moved else f"none of the {len(x['best'])} does better away from the recipe's rate (a mean validation loss "
+                      f"lower by at least {LR_MIN_GAIN:g} nats with Welch's p < 0.05)."))
     return out
 
 # %% ../nbs/12bc_controls_report.ipynb #77ab8b67
