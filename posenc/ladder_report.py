@@ -85,9 +85,10 @@ def transfer_md(rows:list[dict], label:str='transfer') -> str:
 
 # %% ../nbs/12bb_ladder_report.ipynb #f817f4b3
 def _kept(x) -> bool|None:
-    "True when a rung kept the base ranking (τ's interval above 0, no flip), False when it did not, None without numbers."
+    """True when a rung kept the base ranking (τ's interval above 0, no pair flipped after Holm's correction over the pairs), False
+    when it did not, None without numbers."""
     if not isinstance(x.get('tau'), float) or math.isnan(x['tau']): return None
-    return x['low'] > 0 and not x.get('flips')
+    return x['low'] > 0 and not x.get('flips_holm', x.get('flips'))
 
 def transfer_findings(rows:list[dict]) -> list[str]:
     "One sentence per task and measure: the rungs where the base ranking held and where it changed ([] without numbers)."
@@ -97,7 +98,8 @@ def transfer_findings(rows:list[dict]) -> list[str]:
         held = [x for x in xs if _kept(x) is True]; changed = [x for x in xs if _kept(x) is False]
         if not held and not changed: continue
         desc = lambda x: f"{x['rung']} (τ = {num(x['tau'], 2)} [{num(x['low'], 2)}, {num(x['high'], 2)}]" + (
-            f"; {x['flipped']}" if x.get('flipped') else '') + ')'
+            f"; {x['flipped']}" + (", p < 0.05 uncorrected, none after Holm" if not x.get('flips_holm') else '')
+            if x.get('flipped') else '') + ')'
         s = f"On {t}, by {m}, the base ranking "
         if held and not changed: s += f"held at every rung with runs: {', '.join(map(desc, held))}."
         elif changed and not held: s += f"did not hold at any rung with runs: {', '.join(map(desc, changed))}."
