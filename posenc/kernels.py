@@ -7,6 +7,7 @@ from __future__ import annotations
 import ctypes, hashlib, math, os, platform, shutil, subprocess, tempfile
 from contextlib import contextmanager
 from pathlib import Path
+from concurrent.futures import ThreadPoolExecutor
 import torch
 import torch.nn.functional as F
 from .encodings import diagonal_sums, _scratch   # (the scratch pool is shared with CoPE's attention)
@@ -132,6 +133,16 @@ def _pos_grads(dS, blk, Tq, d0, K, bias, dbias, dtvec, drel, dkrel, rw=None, dth
         if jr > jl: dkrel[:, :, jl:jr].transpose(-1, -2).scatter_add_(
             2, _dist_index(r0, r1, jl, jr, d0, K, dS.device).expand(B, H, -1, -1), dS[..., jl:jr])
 
+_POOLS = {}
+def _by_heads(call, H:int):
+    "call(h0, h1) over ranges of the H heads on torch's number of threads (a `ctypes` call lets go of the GIL); pools kept per process."
+    nt = min(H, torch.get_num_threads())
+    if nt <= 1: return call(0, H)
+    key = (os.getpid(), nt)                                    # a forked worker starts its own threads
+    if key not in _POOLS: _POOLS[key] = ThreadPoolExecutor(nt)
+    cuts = [H * t // nt for t in range(nt + 1)]
+    list(_POOLS[key].map(lambda t: call(cuts[t], cuts[t + 1]), range(nt)))
+
 def _blockwise_grads(do, G, q, k, v, bias, tvec, rel, krel, mask, o, lse, w, causal, d0, K, plan, wants, theta=None, rw=None):
     "Every gradient, the weights recomputed block by block: dq, dk, dv and those of the positional terms in `wants` (b, t, r, kr, θ)."
     B, H, Tq, d = q.shape
@@ -141,22 +152,32 @@ def _blockwise_grads(do, G, q, k, v, bias, tvec, rel, krel, mask, o, lse, w, cau
     Dr = (do * o).sum(-1)                                      # Σ_j p_ij dp_ij, row by row
     if G is not None: Dr += (G * w).sum(-1)
     lse, qs = lse.masked_fill(lse.isinf(), 0.), q * scale
+    lib = native_lib() if (dpos[1] is not None and tvec.dtype == q.dtype == torch.float32 and G is None
+                           and all(t is None for t in (bias, rel, krel, mask, rw))) else None
+    if lib is not None:   # a Toeplitz term alone (KERPLE): the block's weights, logit gradients and diagonal sums in one pass
+        tc, Dr, lse = tvec.contiguous(), Dr.contiguous(), lse.contiguous()
+        dpos[1] = tvec.new_zeros(tvec.shape)
+        ptrs = [tc.data_ptr(), lse.data_ptr(), Dr.data_ptr(), dpos[1].data_ptr()]
     for blk in plan:
         r0, r1, n, cm0, jl, jr = blk
         rows, c = slice(r0, r1), r1 - r0
         P = torch.matmul(qs[:, :, rows], k[:, :, :n].transpose(-1, -2), out=_scratch('P', (B, H, c, n), q))
-        _add_terms(P, blk, bias, rel, mask, causal, d0, K, krel, tvec, Tq, rw=rw).sub_(lse[:, :, rows].unsqueeze(-1)).exp_()
         dS = torch.matmul(do[:, :, rows], v[:, :, :n].transpose(-1, -2), out=_scratch('dS', (B, H, c, n), q))
-        if G is not None:                                      # key j of row i also carries a^V of distance r(i, j)
-            Gc = G[:, :, rows]
-            if jl > 0: dS[..., :jl] += Gc[..., :1]
-            if jr < n: dS[..., jr:] += Gc[..., -1:]
-            if jr > jl: dS[..., jl:jr] += Gc.gather(-1, _dist_index(r0, r1, jl, jr, d0, K, q.device).expand(B, H, -1, -1))
-        dS.sub_(Dr[:, :, rows].unsqueeze(-1)).mul_(P)          # gradient of the logits
+        if lib is not None:                                    # P and dS over their own storage, Σ_b dS into dt
+            _by_heads(lambda h0, h1: lib.toeplitz_grad_block(P.data_ptr(), dS.data_ptr(), *ptrs, B, H, c, n, Tq, tc.shape[1],
+                                                             r0, d0, int(causal), h0, h1), H)
+        else:
+            _add_terms(P, blk, bias, rel, mask, causal, d0, K, krel, tvec, Tq, rw=rw).sub_(lse[:, :, rows].unsqueeze(-1)).exp_()
+            if G is not None:                                  # key j of row i also carries a^V of distance r(i, j)
+                Gc = G[:, :, rows]
+                if jl > 0: dS[..., :jl] += Gc[..., :1]
+                if jr < n: dS[..., jr:] += Gc[..., -1:]
+                if jr > jl: dS[..., jl:jr] += Gc.gather(-1, _dist_index(r0, r1, jl, jr, d0, K, q.device).expand(B, H, -1, -1))
+            dS.sub_(Dr[:, :, rows].unsqueeze(-1)).mul_(P)      # gradient of the logits
         dv[:, :, :n] += P.transpose(-1, -2) @ do[:, :, rows]        # (one batched product, then one add)
         dk[:, :, :n] += dS.transpose(-1, -2) @ qs[:, :, rows]
         dq[:, :, rows] = torch.matmul(dS, k[:, :, :n]).mul_(scale)
-        _pos_grads(dS, blk, Tq, d0, K, bias, *dpos[:4], rw, dpos[4])
+        if lib is None: _pos_grads(dS, blk, Tq, d0, K, bias, *dpos[:4], rw, dpos[4])
     return (dq, dk, dv, *dpos)
 
 # %% ../nbs/00b_kernels.ipynb #20ea06e3
@@ -617,6 +638,33 @@ void exp_rows(float *z, int64_t n, int64_t V, float *m_out, float *s_out) {
         m_out[i] = m; s_out[i] = (float)s;
     }
 }
+/* One block of rows r0 … r0+c−1 of the explicit attention backward under a Toeplitz logit term t[h, j − i + Tq − 1]
+   (t and dt: H rows of N), heads h0 … h1−1. S (B, H, c, n) holds q·k/√d and becomes P = exp((S + t) − lse_i), 0 past
+   the causal diagonal (keys j > i − d0); dP (B, H, c, n) holds do·v and becomes dS = (dP − Dr_i)·P; dt gets Σ_b dS on
+   each diagonal. The same float operations, in the same order, as the torch path, but in one pass over the block. */
+void toeplitz_grad_block(float *S, float *dP, const float *t, const float *lse, const float *Dr, float *dt,
+                         int64_t B, int64_t H, int64_t c, int64_t n, int64_t Tq, int64_t N, int64_t r0, int64_t d0,
+                         int causal, int64_t h0, int64_t h1) {
+    for (int64_t h = h0; h < h1; h++)
+        for (int64_t b = 0; b < B; b++)
+            for (int64_t a = 0; a < c; a++) {
+                int64_t i = r0 + a, bh = b * H + h, m = n, j = 0;
+                if (causal) { m = i - d0 + 1; m = m < 0 ? 0 : m > n ? n : m; }
+                float *s = S + (bh * c + a) * n, *g = dP + (bh * c + a) * n, *dr = dt + h * N + (Tq - 1 - i);
+                const float *tr = t + h * N + (Tq - 1 - i);
+                float l = lse[bh * Tq + i], D = Dr[bh * Tq + i];
+                for (; j + L <= m; j += L) {
+                    vf x, u, y, z;
+                    __builtin_memcpy(&x, s + j, sizeof x); __builtin_memcpy(&u, tr + j, sizeof u);
+                    __builtin_memcpy(&y, g + j, sizeof y); __builtin_memcpy(&z, dr + j, sizeof z);
+                    vf p = exp_le0((x + u) - l), q = (y - D) * p;
+                    z += q;
+                    __builtin_memcpy(s + j, &p, sizeof p); __builtin_memcpy(g + j, &q, sizeof q); __builtin_memcpy(dr + j, &z, sizeof z);
+                }
+                for (; j < m; j++) { float p = exp1((s[j] + tr[j]) - l), q = (g[j] - D) * p; s[j] = p; g[j] = q; dr[j] += q; }
+                if (m < n) { memset(s + m, 0, (n - m) * sizeof(float)); memset(g + m, 0, (n - m) * sizeof(float)); }
+            }
+}
 '''
 _NATIVE = {}
 
@@ -655,6 +703,8 @@ def _build() -> ctypes.CDLL:
     so.keep_mask.restype = ctypes.c_int
     so.exp_rows.argtypes = [ctypes.c_void_p, ctypes.c_int64, ctypes.c_int64, ctypes.c_void_p, ctypes.c_void_p]
     so.exp_rows.restype = None
+    so.toeplitz_grad_block.argtypes = [ctypes.c_void_p] * 6 + [ctypes.c_int64] * 8 + [ctypes.c_int, ctypes.c_int64, ctypes.c_int64]
+    so.toeplitz_grad_block.restype = None
     return so
 
 def _draws_agree(so) -> bool:
