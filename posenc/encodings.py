@@ -763,8 +763,28 @@ class _FireRows:
             self.segs[r0, r1, n] = (seg.to(torch.uint8) if self.P <= 256 else seg, starts.numpy(), seg[starts].long())
         seg, starts, pieces = self.segs[r0, r1, n]
         return x, seg.int(), starts, pieces
+    def _ptrs(self):
+        "The native kernels' view of the bias: (vector or None, nt, its length, ψ, ∂ψ/∂c, den, ∂den/∂c, k_off − q_off, kinks, W, AC)."
+        p = lambda t: None if t is None else t.data_ptr()
+        return (p(self.tvec), self.nt, self.nt + self.Tk - 1, p(self.psi), p(self.dpsi), p(self.den), p(self.dden),
+                self.k_off - self.q_off, p(self.kinks), len(self.kinks), p(self.AC))
+    def native_terms(self, dtheta):
+        "`bias_grad_block`'s bias arguments with the gradients written into dtheta (contiguous), and a function that adds |c|'s after the blocks."
+        dv, dA, dC, _ = self.split(dtheta)
+        dc = dtheta.new_zeros(self.H)                                   # |c|'s gradient per head (the threads split the heads)
+        t, nt, N, psi, dpsi, den, dden, off, kinks, W, AC = self._ptrs()
+        def done(): dtheta[-1] += dc.sum()
+        return [t, dv.data_ptr() if nt else None, nt, N, psi, dpsi, den, dden, off, kinks, W, AC, dA.data_ptr(), dC.data_ptr(),
+                dc.data_ptr()], done
     def rows(self, r0, r1, n, out):
         "Write rows r0:r1, keys :n of the bias into out (H, r1−r0, n)."
+        from posenc.kernels import native_lib, _by_heads   # (kernels imports this module)
+        lib = native_lib() if out.dtype == self.AC.dtype == torch.float32 and out.is_contiguous() else None
+        if lib is not None:   # the same numbers: x = ψ/den, A·x + C on each run of keys on one piece
+            t, nt, N, psi, _, den, _, off, kinks, W, AC = self._ptrs()
+            _by_heads(lambda h0, h1: lib.fire_rows(out.data_ptr(), self.H, r1 - r0, n, self.Tq, r0, h0, h1, t, nt, N, psi, den, off,
+                                                   kinks, W, AC), self.H)
+            return out
         a = min(max(self.nt, r0), r1)                                   # the first row beyond L
         if a > r0: out[:, :a - r0].copy_(_diagonals(self.tvec, self.nt, r0, a, n))
         if r1 > a:

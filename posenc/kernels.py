@@ -152,20 +152,24 @@ def _blockwise_grads(do, G, q, k, v, bias, tvec, rel, krel, mask, o, lse, w, cau
     Dr = (do * o).sum(-1)                                      # Σ_j p_ij dp_ij, row by row
     if G is not None: Dr += (G * w).sum(-1)
     lse, qs = lse.masked_fill(lse.isinf(), 0.), q * scale
-    lib = native_lib() if (dpos[1] is not None and tvec.dtype == q.dtype == torch.float32 and G is None
-                           and all(t is None for t in (bias, rel, krel, mask, rw))) else None
-    if lib is not None:   # a Toeplitz term alone (KERPLE): the block's weights, logit gradients and diagonal sums in one pass
-        tc, Dr, lse = tvec.contiguous(), Dr.contiguous(), lse.contiguous()
-        dpos[1] = tvec.new_zeros(tvec.shape)
-        ptrs = [tc.data_ptr(), lse.data_ptr(), Dr.data_ptr(), dpos[1].data_ptr()]
+    lib, terms, done = None, None, None
+    if q.dtype == torch.float32 and G is None and all(t is None for t in (bias, rel, krel, mask)):
+        if rw is None and dpos[1] is not None and tvec.dtype == torch.float32:     # a learned Toeplitz term alone (KERPLE)
+            tc = tvec.contiguous(); dpos[1] = tvec.new_zeros(tvec.shape)
+            terms = [tc.data_ptr(), dpos[1].data_ptr(), Tq, tc.shape[1], None, None, None, None, 0, None, 0, None, None, None, None]
+        elif tvec is None and dpos[4] is not None and hasattr(rw, 'native_terms') and rw.theta.dtype == torch.float32:
+            terms, done = rw.native_terms(dpos[4])                             # a bias built by rows (FIRE)
+        lib = native_lib() if terms is not None else None
+    if lib is not None:   # each block's weights, logit gradients and the bias's gradient in one pass (`bias_grad_block`)
+        Dr, lse = Dr.contiguous(), lse.contiguous()
     for blk in plan:
         r0, r1, n, cm0, jl, jr = blk
         rows, c = slice(r0, r1), r1 - r0
         P = torch.matmul(qs[:, :, rows], k[:, :, :n].transpose(-1, -2), out=_scratch('P', (B, H, c, n), q))
         dS = torch.matmul(do[:, :, rows], v[:, :, :n].transpose(-1, -2), out=_scratch('dS', (B, H, c, n), q))
         if lib is not None:                                    # P and dS over their own storage, Σ_b dS into dt
-            _by_heads(lambda h0, h1: lib.toeplitz_grad_block(P.data_ptr(), dS.data_ptr(), *ptrs, B, H, c, n, Tq, tc.shape[1],
-                                                             r0, d0, int(causal), h0, h1), H)
+            _by_heads(lambda h0, h1: lib.bias_grad_block(P.data_ptr(), dS.data_ptr(), lse.data_ptr(), Dr.data_ptr(), B, H, c, n,
+                                                         Tq, r0, d0, int(causal), h0, h1, *terms), H)
         else:
             _add_terms(P, blk, bias, rel, mask, causal, d0, K, krel, tvec, Tq, rw=rw).sub_(lse[:, :, rows].unsqueeze(-1)).exp_()
             if G is not None:                                  # key j of row i also carries a^V of distance r(i, j)
@@ -178,6 +182,7 @@ def _blockwise_grads(do, G, q, k, v, bias, tvec, rel, krel, mask, o, lse, w, cau
         dk[:, :, :n] += dS.transpose(-1, -2) @ qs[:, :, rows]
         dq[:, :, rows] = torch.matmul(dS, k[:, :, :n]).mul_(scale)
         if lib is None: _pos_grads(dS, blk, Tq, d0, K, bias, *dpos[:4], rw, dpos[4])
+    if done is not None: done()
     return (dq, dk, dv, *dpos)
 
 # %% ../nbs/00b_kernels.ipynb #20ea06e3
@@ -528,6 +533,7 @@ _NATIVE_SRC = r'''
 #include <stdint.h>
 #include <string.h>
 #include <math.h>
+#include <stdlib.h>
 #define MT_N 624
 #define MT_M 397
 /* at::mt19937, as torch.get_rng_state() lays it out: seed u64 @0, left i32 @8, seeded i32 @12, next u64 @16, state u64[624] @24 */
@@ -638,32 +644,132 @@ void exp_rows(float *z, int64_t n, int64_t V, float *m_out, float *s_out) {
         m_out[i] = m; s_out[i] = (float)s;
     }
 }
-/* One block of rows r0 … r0+c−1 of the explicit attention backward under a Toeplitz logit term t[h, j − i + Tq − 1]
-   (t and dt: H rows of N), heads h0 … h1−1. S (B, H, c, n) holds q·k/√d and becomes P = exp((S + t) − lse_i), 0 past
-   the causal diagonal (keys j > i − d0); dP (B, H, c, n) holds do·v and becomes dS = (dP − Dr_i)·P; dt gets Σ_b dS on
-   each diagonal. The same float operations, in the same order, as the torch path, but in one pass over the block. */
-void toeplitz_grad_block(float *S, float *dP, const float *t, const float *lse, const float *Dr, float *dt,
-                         int64_t B, int64_t H, int64_t c, int64_t n, int64_t Tq, int64_t N, int64_t r0, int64_t d0,
-                         int causal, int64_t h0, int64_t h1) {
-    for (int64_t h = h0; h < h1; h++)
-        for (int64_t b = 0; b < B; b++)
-            for (int64_t a = 0; a < c; a++) {
-                int64_t i = r0 + a, bh = b * H + h, m = n, j = 0;
-                if (causal) { m = i - d0 + 1; m = m < 0 ? 0 : m > n ? n : m; }
-                float *s = S + (bh * c + a) * n, *g = dP + (bh * c + a) * n, *dr = dt + h * N + (Tq - 1 - i);
-                const float *tr = t + h * N + (Tq - 1 - i);
-                float l = lse[bh * Tq + i], D = Dr[bh * Tq + i];
-                for (; j + L <= m; j += L) {
-                    vf x, u, y, z;
-                    __builtin_memcpy(&x, s + j, sizeof x); __builtin_memcpy(&u, tr + j, sizeof u);
-                    __builtin_memcpy(&y, g + j, sizeof y); __builtin_memcpy(&z, dr + j, sizeof z);
-                    vf p = exp_le0((x + u) - l), q = (y - D) * p;
-                    z += q;
-                    __builtin_memcpy(s + j, &p, sizeof p); __builtin_memcpy(g + j, &q, sizeof q); __builtin_memcpy(dr + j, &z, sizeof z);
+/* The attention backward under a learned bias, one row of one batch item and head at a time, in one pass: s holds
+   q·k/√d and becomes P = exp((s + b) − l), 0 past the m keys the row sees; g holds do·v and becomes dS = (g − D)·P. */
+static inline void toeplitz_row(float *s, float *g, const float *tr, float *dr, float l, float D, int64_t m, int64_t n) {
+    int64_t j = 0;   /* b = tr[j]; dr[j] += dS (the Toeplitz vector's gradient, at the row's offset) */
+    for (; j + L <= m; j += L) {
+        vf x, u, y, z;
+        __builtin_memcpy(&x, s + j, sizeof x); __builtin_memcpy(&u, tr + j, sizeof u);
+        __builtin_memcpy(&y, g + j, sizeof y); __builtin_memcpy(&z, dr + j, sizeof z);
+        vf p = exp_le0((x + u) - l), q = (y - D) * p;
+        z += q;
+        __builtin_memcpy(s + j, &p, sizeof p); __builtin_memcpy(g + j, &q, sizeof q); __builtin_memcpy(dr + j, &z, sizeof z);
+    }
+    for (; j < m; j++) { float p = exp1((s[j] + tr[j]) - l), q = (g[j] - D) * p; s[j] = p; g[j] = q; dr[j] += q; }
+    if (m < n) { memset(s + m, 0, (n - m) * sizeof(float)); memset(g + m, 0, (n - m) * sizeof(float)); }
+}
+static inline void piece_row(float *s, float *g, const float *xb, float *gb, float A, float C, float l, float D,
+                             int64_t j0, int64_t j1, int first) {
+    int64_t j = j0;   /* b = A·x + C on keys j0 … j1−1 (one piece of FIRE's MLP); gb[j] gets dS (first batch item) or += dS */
+    for (; j + L <= j1; j += L) {
+        vf x, u, y, z;
+        __builtin_memcpy(&x, s + j, sizeof x); __builtin_memcpy(&u, xb + j, sizeof u); __builtin_memcpy(&y, g + j, sizeof y);
+        vf p = exp_le0((x + (u * A + C)) - l), q = (y - D) * p;
+        if (first) z = q; else { __builtin_memcpy(&z, gb + j, sizeof z); z += q; }
+        __builtin_memcpy(s + j, &p, sizeof p); __builtin_memcpy(g + j, &q, sizeof q); __builtin_memcpy(gb + j, &z, sizeof z);
+    }
+    for (; j < j1; j++) { float p = exp1((s[j] + (xb[j] * A + C)) - l), q = (g[j] - D) * p; s[j] = p; g[j] = q; gb[j] = first ? q : gb[j] + q; }
+}
+static inline int64_t n_below(const float *kinks, int64_t W, float x) {   /* #{kinks < x}: torch.bucketize's piece */
+    int64_t lo = 0, hi = W;
+    while (lo < hi) { int64_t mid = (lo + hi) / 2; if (kinks[mid] < x) lo = mid + 1; else hi = mid; }
+    return lo;
+}
+/* The runs of one piece along keys 0 … m−1 of a row whose inputs xb fall, then rise, from key `turn` on (FIRE's
+   ψ(|j − i|)/ψ(i) is monotone on each side of the query): rs gets (start, end, piece) triples; returns their number. */
+static int64_t piece_runs(const float *xb, int64_t m, int64_t turn, const float *kinks, int64_t W, int64_t *rs) {
+    int64_t nr = 0, j = 0;
+    turn = turn < 0 ? 0 : turn > m ? m : turn;
+    for (int side = 0; side < 2; side++) {
+        int64_t end = side ? m : turn;
+        while (j < end) {
+            int64_t p = n_below(kinks, W, xb[j]), lo = j + 1, hi = end;   /* the first key past j on another piece */
+            while (lo < hi) {
+                int64_t mid = (lo + hi) / 2;
+                int leaves = side ? (p < W && xb[mid] > kinks[p]) : (p > 0 && xb[mid] <= kinks[p - 1]);
+                if (leaves) hi = mid; else lo = mid + 1;
+            }
+            rs[3 * nr] = j; rs[3 * nr + 1] = lo; rs[3 * nr + 2] = p; nr++; j = lo;
+        }
+    }
+    return nr;
+}
+/* FIRE's inputs x = ψ(|j − i|)/den_i of row i ≥ nt, keys 0 … m−1, and their runs of one piece. */
+static int64_t fire_x(float *xb, const float *psi, const float *den, int64_t Tq, int64_t nt, int64_t i, int64_t m, int64_t off,
+                      const float *kinks, int64_t W, int64_t *rs) {
+    const float *pr = psi + (Tq - 1 - i); float dn = den[i - nt];
+    for (int64_t j = 0; j < m; j++) xb[j] = pr[j] / dn;
+    return piece_runs(xb, m, i - off + 1, kinks, W, rs);
+}
+/* One block of rows r0 … r0+c−1 of the explicit attention backward under a learned bias, heads h0 … h1−1. S (B, H, c, n)
+   holds q·k/√d and becomes P = exp((S + b) − lse_i), 0 past the causal diagonal (keys j > i − d0); dP (B, H, c, n) holds
+   do·v and becomes dS = (dP − Dr_i)·P; the bias's gradient gets Σ_b dS. Rows i < nt: b = t[h, j − i + nt − 1] (a Toeplitz
+   vector, N per head: KERPLE with nt = Tq, FIRE up to L), its gradient into dt at the same offsets, so the diagonal sums
+   cost nothing more. Rows i ≥ nt (FIRE beyond L): x = psi[j − i + Tq − 1]/den[i − nt], b = A·x + C on the piece
+   #{kinks < x} (AC: A then C, each (H, W+1)), gradients into dA, dC (W+1, H) and dc[h], with ∂x/∂c = (dpsi − x·dden)/den.
+   The arithmetic is the torch path's, operation for operation, but for the exponential and the order of the sums. */
+void bias_grad_block(float *S, float *dP, const float *lse, const float *Dr, int64_t B, int64_t H, int64_t c, int64_t n,
+                     int64_t Tq, int64_t r0, int64_t d0, int causal, int64_t h0, int64_t h1,
+                     const float *t, float *dt, int64_t nt, int64_t N,
+                     const float *psi, const float *dpsi, const float *den, const float *dden, int64_t off,
+                     const float *kinks, int64_t W, const float *AC, float *dA, float *dC, float *dc) {
+    float *xb = nt < Tq ? malloc(2 * (n + 1) * sizeof(float)) : NULL, *gb = xb ? xb + n + 1 : NULL;
+    int64_t *rs = nt < Tq ? malloc(6 * (W + 2) * sizeof(int64_t)) : NULL, P = W + 1;
+    for (int64_t a = 0; a < c; a++) {
+        int64_t i = r0 + a, m = n;
+        if (causal) { m = i - d0 + 1; m = m < 0 ? 0 : m > n ? n : m; }
+        int64_t nr = i < nt ? 0 : fire_x(xb, psi, den, Tq, nt, i, m, off, kinks, W, rs);   /* (the heads share x) */
+        for (int64_t h = h0; h < h1; h++) {
+            if (i < nt) {
+                for (int64_t b = 0; b < B; b++) {
+                    int64_t bh = b * H + h, at = (bh * c + a) * n;
+                    toeplitz_row(S + at, dP + at, t + h * N + (nt - 1 - i), dt + h * N + (nt - 1 - i), lse[bh * Tq + i], Dr[bh * Tq + i], m, n);
                 }
-                for (; j < m; j++) { float p = exp1((s[j] + tr[j]) - l), q = (g[j] - D) * p; s[j] = p; g[j] = q; dr[j] += q; }
+                continue;
+            }
+            for (int64_t b = 0; b < B; b++) {
+                int64_t bh = b * H + h, at = (bh * c + a) * n;
+                float *s = S + at, *g = dP + at, l = lse[bh * Tq + i], D = Dr[bh * Tq + i];
+                for (int64_t r = 0; r < nr; r++) {
+                    int64_t p = rs[3 * r + 2];
+                    piece_row(s, g, xb, gb, AC[h * P + p], AC[(H + h) * P + p], l, D, rs[3 * r], rs[3 * r + 1], b == 0);
+                }
                 if (m < n) { memset(s + m, 0, (n - m) * sizeof(float)); memset(g + m, 0, (n - m) * sizeof(float)); }
             }
+            const float *dpr = dpsi + (Tq - 1 - i); float dn = den[i - nt], ddn = dden[i - nt];
+            for (int64_t r = 0; r < nr; r++) {   /* on each piece: Σ dS, Σ dS·x, Σ dS·∂x/∂c */
+                int64_t p = rs[3 * r + 2];
+                double s0 = 0., s1 = 0., s2 = 0.;
+                for (int64_t j = rs[3 * r]; j < rs[3 * r + 1]; j++) {
+                    float q = gb[j], x = xb[j];
+                    s0 += q; s1 += q * x; s2 += q * ((dpr[j] - x * ddn) / dn);
+                }
+                dC[p * H + h] += (float)s0; dA[p * H + h] += (float)s1; dc[h] += AC[h * P + p] * (float)s2;
+            }
+        }
+    }
+    free(xb); free(rs);
+}
+/* Rows r0 … r0+c−1, keys 0 … n−1 of FIRE's bias for heads h0 … h1−1, into out (H, c, n): rows i < nt from the
+   Toeplitz vector t (N per head), the others A·x + C on their pieces (as `bias_grad_block`). */
+void fire_rows(float *out, int64_t H, int64_t c, int64_t n, int64_t Tq, int64_t r0, int64_t h0, int64_t h1,
+               const float *t, int64_t nt, int64_t N, const float *psi, const float *den, int64_t off,
+               const float *kinks, int64_t W, const float *AC) {
+    float *xb = malloc((n + 1) * sizeof(float));
+    int64_t *rs = malloc(6 * (W + 2) * sizeof(int64_t)), P = W + 1;
+    for (int64_t a = 0; a < c; a++) {
+        int64_t i = r0 + a, nr = i < nt ? 0 : fire_x(xb, psi, den, Tq, nt, i, n, off, kinks, W, rs);
+        for (int64_t h = h0; h < h1; h++) {
+            float *o = out + (h * c + a) * n;
+            if (i < nt) { memcpy(o, t + h * N + (nt - 1 - i), n * sizeof(float)); continue; }
+            for (int64_t r = 0; r < nr; r++) {
+                int64_t p = rs[3 * r + 2]; float A = AC[h * P + p], C = AC[(H + h) * P + p];
+                for (int64_t j = rs[3 * r]; j < rs[3 * r + 1]; j++) o[j] = xb[j] * A + C;
+            }
+        }
+    }
+    free(xb); free(rs);
 }
 '''
 _NATIVE = {}
@@ -703,8 +809,11 @@ def _build() -> ctypes.CDLL:
     so.keep_mask.restype = ctypes.c_int
     so.exp_rows.argtypes = [ctypes.c_void_p, ctypes.c_int64, ctypes.c_int64, ctypes.c_void_p, ctypes.c_void_p]
     so.exp_rows.restype = None
-    so.toeplitz_grad_block.argtypes = [ctypes.c_void_p] * 6 + [ctypes.c_int64] * 8 + [ctypes.c_int, ctypes.c_int64, ctypes.c_int64]
-    so.toeplitz_grad_block.restype = None
+    I, P = ctypes.c_int64, ctypes.c_void_p
+    so.bias_grad_block.argtypes = [P] * 4 + [I] * 7 + [ctypes.c_int, I, I, P, P, I, I, P, P, P, P, I, P, I, P, P, P, P]
+    so.bias_grad_block.restype = None
+    so.fire_rows.argtypes = [P] + [I] * 7 + [P, I, I, P, P, I, P, I, P]
+    so.fire_rows.restype = None
     return so
 
 def _draws_agree(so) -> bool:
