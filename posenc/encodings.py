@@ -775,7 +775,7 @@ class _FireRows:
         t, nt, N, psi, dpsi, den, dden, off, kinks, W, AC = self._ptrs()
         def done(): dtheta[-1] += dc.sum()
         return [t, dv.data_ptr() if nt else None, nt, N, psi, dpsi, den, dden, off, kinks, W, AC, dA.data_ptr(), dC.data_ptr(),
-                dc.data_ptr()], done
+                dc.data_ptr(), None], done
     def rows(self, r0, r1, n, out):
         "Write rows r0:r1, keys :n of the bias into out (H, r1−r0, n)."
         from posenc.kernels import native_lib, _by_heads   # (kernels imports this module)

@@ -156,7 +156,7 @@ def _blockwise_grads(do, G, q, k, v, bias, tvec, rel, krel, mask, o, lse, w, cau
     if q.dtype == torch.float32 and G is None and all(t is None for t in (bias, rel, krel, mask)):
         if rw is None and dpos[1] is not None and tvec.dtype == torch.float32:     # a learned Toeplitz term alone (KERPLE)
             tc = tvec.contiguous(); dpos[1] = tvec.new_zeros(tvec.shape)
-            terms = [tc.data_ptr(), dpos[1].data_ptr(), Tq, tc.shape[1], None, None, None, None, 0, None, 0, None, None, None, None]
+            terms = [tc.data_ptr(), dpos[1].data_ptr(), Tq, tc.shape[1], None, None, None, None, 0, None, 0, None, None, None, None, None]
         elif tvec is None and dpos[4] is not None and hasattr(rw, 'native_terms') and rw.theta.dtype == torch.float32:
             terms, done = rw.native_terms(dpos[4])                             # a bias built by rows (FIRE)
         lib = native_lib() if terms is not None else None
@@ -337,21 +337,31 @@ class _FarBiasAttention(torch.autograd.Function):
         dq, dk, dv = torch.empty_like(q), torch.zeros_like(k), torch.zeros_like(v)
         dvec, dfar = q.new_zeros(H, 2 * T - 1), q.new_zeros(H)
         Dr = (do * o).sum(-1)                                               # Σ_j p_ij dp_ij of each row
+        lib = native_lib() if q.dtype == torch.float32 and ctx.needs_input_grad[3] else None
+        if lib is not None: tvec, lse, Dr, tsum = tvec.contiguous(), lse.contiguous(), Dr.contiguous(), q.new_zeros(H)
         for r0, r1, f, m in _FarBiasAttention._bands(tvec, T, D, c):
             rows = slice(r0, r1)
-            s = torch.matmul(q[:, :, rows], k[:, :, f:r1].transpose(-1, -2)).mul_(scale).add_(m)
-            p = s.sub_(lse[:, :, rows].unsqueeze(-1)).exp_()                # the weights of the band, under the whole row's sum
-            ds = torch.matmul(do[:, :, rows], v[:, :, f:r1].transpose(-1, -2)).sub_(Dr[:, :, rows].unsqueeze(-1)).mul_(p)
+            s = torch.matmul(q[:, :, rows], k[:, :, f:r1].transpose(-1, -2)).mul_(scale)
+            ds = torch.matmul(do[:, :, rows], v[:, :, f:r1].transpose(-1, -2))
+            if lib is not None:   # the band's weights, logit gradients and diagonal sums in one pass (`bias_grad_block`)
+                tsum.zero_(); at = 4 * f                                    # keys from f: the vectors from entry f on
+                _by_heads(lambda h0, h1: lib.bias_grad_block(
+                    s.data_ptr(), ds.data_ptr(), lse.data_ptr(), Dr.data_ptr(), B, H, r1 - r0, r1 - f, T, r0, f, 1, h0, h1,
+                    tvec.data_ptr() + at, dvec.data_ptr() + at, T, 2 * T - 1, *(None,) * 4, 0, None, 0, *(None,) * 4, tsum.data_ptr()), H)
+                p = s
+            else:
+                p = s.add_(m).sub_(lse[:, :, rows].unsqueeze(-1)).exp_()    # the weights of the band, under the whole row's sum
+                ds.sub_(Dr[:, :, rows].unsqueeze(-1)).mul_(p)
+                g = ds.sum(0)                                               # (H, rows, keys): the bias's gradient
+                dvec[:, T - r1 + f:T - r0 + r1 - 1] += diagonal_sums(g)   # the diagonals of rows r0:r1, keys f:r1
             dv[:, :, f:r1] += torch.matmul(p.transpose(-1, -2), do[:, :, rows])
             dq[:, :, rows] = torch.matmul(ds, k[:, :, f:r1]).mul_(scale)
             dk[:, :, f:r1] += torch.matmul(ds.transpose(-1, -2), q[:, :, rows]).mul_(scale)
-            g = ds.sum(0)                                                   # (H, rows, keys): the bias's gradient
-            dvec[:, T - r1 + f:T - r0 + r1 - 1] += diagonal_sums(g)   # the diagonals of rows r0:r1, keys f:r1
             if f:   # the far keys: the kernel's own backward under the far value; their Σ ds is −(the band's) per row
                 gq, gk, gv = _flash_cpu_bwd(do[:, :, rows], q[:, :, rows], k[:, :, :f], v[:, :, :f], o[:, :, rows],
                                             lse[:, :, rows] - cf, 0., False, scale=scale)
                 dq[:, :, rows] += gq; dk[:, :, :f] += gk; dv[:, :, :f] += gv
-                dfar -= g.sum((1, 2))
+                dfar -= tsum if lib is not None else g.sum((1, 2))
         dtable = None
         if ctx.needs_input_grad[3]:
             dtable = table.new_zeros(table.shape).index_add_(1, didx, dvec.to(table.dtype))
@@ -646,18 +656,21 @@ void exp_rows(float *z, int64_t n, int64_t V, float *m_out, float *s_out) {
 }
 /* The attention backward under a learned bias, one row of one batch item and head at a time, in one pass: s holds
    q·k/√d and becomes P = exp((s + b) − l), 0 past the m keys the row sees; g holds do·v and becomes dS = (g − D)·P. */
-static inline void toeplitz_row(float *s, float *g, const float *tr, float *dr, float l, float D, int64_t m, int64_t n) {
-    int64_t j = 0;   /* b = tr[j]; dr[j] += dS (the Toeplitz vector's gradient, at the row's offset) */
+static inline float toeplitz_row(float *s, float *g, const float *tr, float *dr, float l, float D, int64_t m, int64_t n) {
+    int64_t j = 0;   /* b = tr[j]; dr[j] += dS (the Toeplitz vector's gradient, at the row's offset); returns Σ_j dS */
+    vf acc = {0}; float sum = 0.f;
     for (; j + L <= m; j += L) {
         vf x, u, y, z;
         __builtin_memcpy(&x, s + j, sizeof x); __builtin_memcpy(&u, tr + j, sizeof u);
         __builtin_memcpy(&y, g + j, sizeof y); __builtin_memcpy(&z, dr + j, sizeof z);
         vf p = exp_le0((x + u) - l), q = (y - D) * p;
-        z += q;
+        z += q; acc += q;
         __builtin_memcpy(s + j, &p, sizeof p); __builtin_memcpy(g + j, &q, sizeof q); __builtin_memcpy(dr + j, &z, sizeof z);
     }
-    for (; j < m; j++) { float p = exp1((s[j] + tr[j]) - l), q = (g[j] - D) * p; s[j] = p; g[j] = q; dr[j] += q; }
+    for (; j < m; j++) { float p = exp1((s[j] + tr[j]) - l), q = (g[j] - D) * p; s[j] = p; g[j] = q; dr[j] += q; sum += q; }
     if (m < n) { memset(s + m, 0, (n - m) * sizeof(float)); memset(g + m, 0, (n - m) * sizeof(float)); }
+    for (int k = 0; k < L; k++) sum += acc[k];
+    return sum;
 }
 static inline void piece_row(float *s, float *g, const float *xb, float *gb, float A, float C, float l, float D,
                              int64_t j0, int64_t j1, int first) {
@@ -708,12 +721,13 @@ static int64_t fire_x(float *xb, const float *psi, const float *den, int64_t Tq,
    vector, N per head: KERPLE with nt = Tq, FIRE up to L), its gradient into dt at the same offsets, so the diagonal sums
    cost nothing more. Rows i ≥ nt (FIRE beyond L): x = psi[j − i + Tq − 1]/den[i − nt], b = A·x + C on the piece
    #{kinks < x} (AC: A then C, each (H, W+1)), gradients into dA, dC (W+1, H) and dc[h], with ∂x/∂c = (dpsi − x·dden)/den.
+   tsum[h], where given, gets Σ dS of the Toeplitz rows (T5: the far keys' shared value takes minus it).
    The arithmetic is the torch path's, operation for operation, but for the exponential and the order of the sums. */
 void bias_grad_block(float *S, float *dP, const float *lse, const float *Dr, int64_t B, int64_t H, int64_t c, int64_t n,
                      int64_t Tq, int64_t r0, int64_t d0, int causal, int64_t h0, int64_t h1,
                      const float *t, float *dt, int64_t nt, int64_t N,
                      const float *psi, const float *dpsi, const float *den, const float *dden, int64_t off,
-                     const float *kinks, int64_t W, const float *AC, float *dA, float *dC, float *dc) {
+                     const float *kinks, int64_t W, const float *AC, float *dA, float *dC, float *dc, float *tsum) {
     float *xb = nt < Tq ? malloc(2 * (n + 1) * sizeof(float)) : NULL, *gb = xb ? xb + n + 1 : NULL;
     int64_t *rs = nt < Tq ? malloc(6 * (W + 2) * sizeof(int64_t)) : NULL, P = W + 1;
     for (int64_t a = 0; a < c; a++) {
@@ -724,7 +738,8 @@ void bias_grad_block(float *S, float *dP, const float *lse, const float *Dr, int
             if (i < nt) {
                 for (int64_t b = 0; b < B; b++) {
                     int64_t bh = b * H + h, at = (bh * c + a) * n;
-                    toeplitz_row(S + at, dP + at, t + h * N + (nt - 1 - i), dt + h * N + (nt - 1 - i), lse[bh * Tq + i], Dr[bh * Tq + i], m, n);
+                    float ts = toeplitz_row(S + at, dP + at, t + h * N + (nt - 1 - i), dt + h * N + (nt - 1 - i), lse[bh * Tq + i], Dr[bh * Tq + i], m, n);
+                    if (tsum) tsum[h] += ts;
                 }
                 continue;
             }
@@ -810,7 +825,7 @@ def _build() -> ctypes.CDLL:
     so.exp_rows.argtypes = [ctypes.c_void_p, ctypes.c_int64, ctypes.c_int64, ctypes.c_void_p, ctypes.c_void_p]
     so.exp_rows.restype = None
     I, P = ctypes.c_int64, ctypes.c_void_p
-    so.bias_grad_block.argtypes = [P] * 4 + [I] * 7 + [ctypes.c_int, I, I, P, P, I, I, P, P, P, P, I, P, I, P, P, P, P]
+    so.bias_grad_block.argtypes = [P] * 4 + [I] * 7 + [ctypes.c_int, I, I, P, P, I, I, P, P, P, P, I, P, I, P, P, P, P, P]
     so.bias_grad_block.restype = None
     so.fire_rows.argtypes = [P] + [I] * 7 + [P, I, I, P, P, I, P, I, P]
     so.fire_rows.restype = None
