@@ -1047,6 +1047,13 @@ def _cope_blocks(T, rows, device):
         if c not in futs: futs[c] = torch.arange(c - 1, device=device)[None] < c - 1 - torch.arange(c, device=device)[:, None]
         yield r0, r1, futs[c]
 
+def _cope_native(q):
+    "(the native library, `_by_heads`) for CoPE's rows in float32 on the CPU, else None."
+    if q.dtype != torch.float32 or q.device.type != 'cpu': return None
+    from posenc.kernels import native_lib, _by_heads   # (kernels imports this module)
+    lib = native_lib()
+    return None if lib is None else (lib, _by_heads)
+
 def _cope_table(q, e):
     "q·e_n and q·(e_{n+1} − e_n) (0 past the top row) of every query and position, packed as the two parts of a complex number."
     qe = q @ e.transpose(-1, -2)
@@ -1081,8 +1088,13 @@ class _CoPEAttention(torch.autograd.Function):
         B, H, T, d = q.shape; npos = e.shape[-2]
         qs, kr, vr = q * d ** -0.5, k.flip(2), v.flip(2)               # block r0:r1 sees keys r1−1, …, 0: kr[T − r1:]
         tab, o = _cope_table(q, e), q.new_empty(B, H, T, d)
+        lib = _cope_native(q)
         for r0, r1, fut in _cope_blocks(T, rows, q.device):
-            P = torch.softmax(_cope_logits(qs, kr, tab, r0, r1, fut, npos), -1)
+            if lib is not None:   # gates, positions, z and the softmax in one pass a row (`cope_rows`)
+                P = torch.matmul(qs[:, :, r0:r1], kr[:, :, T - r1:].transpose(-1, -2), out=_scratch('cope_s', (B, H, r1 - r0, r1), qs))
+                lib[1](lambda h0, h1: lib[0].cope_rows(P.data_ptr(), None, None, torch.view_as_real(tab).data_ptr(), None,
+                                                       B, H, r1 - r0, r1, T, r0, npos, h0, h1), H)
+            else: P = torch.softmax(_cope_logits(qs, kr, tab, r0, r1, fut, npos), -1)
             o[:, :, r0:r1] = torch.matmul(P, vr[:, :, T - r1:])
         ctx.save_for_backward(q, k, v, e, o)
         ctx.rows = rows
@@ -1095,20 +1107,29 @@ class _CoPEAttention(torch.autograd.Function):
         Dr = (do * o).sum(-1, keepdim=True)                            # Σ_j P_ij dP_ij
         dq, dkr, dvr = torch.empty_like(q), torch.zeros_like(k), torch.zeros_like(v)
         gaw = tab.new_zeros(B, H, T, npos)                             # per position: Σ dz and Σ φ·dz, as one complex number
+        lib = _cope_native(q)
+        if lib is not None: Dr, tabr, gawr = Dr.contiguous(), torch.view_as_real(tab), torch.view_as_real(gaw)
         for r0, r1, fut in _cope_blocks(T, rows, q.device):
             c = r1 - r0
-            s, gd, idx, fr, D = _cope_logits(qs, kr, tab, r0, r1, fut, npos, grad=True)
-            P = torch.softmax(s, -1)                                   # the forward's weights, recomputed
             kb, dor = kr[:, :, T - r1:], do[:, :, r0:r1]
-            dvr[:, :, T - r1:] += P.transpose(-1, -2) @ dor
-            dS = torch.matmul(dor, vr[:, :, T - r1:].transpose(-1, -2), out=_scratch('cope_dS', (B, H, c, r1), q))
-            dS.sub_(Dr[:, :, r0:r1]).mul_(P)                            # gradient of the logits, hence of z
-            gaw[:, :, r0:r1].scatter_add_(-1, idx, torch.complex(dS, fr.mul_(dS)))   # (the parts add apart: two scatters' sums)
-            C = torch.mul(D, dS).cumsum_(-1)                           # ∂/∂p_ij, summed over the keys up to j
-            tot = C[..., -1:].clone()
-            torch.sub(tot, C, out=C)                                   # ∂/∂g_it = Σ_{j ≥ t} ∂/∂p_ij = tot − C[t − 1]
-            dS[..., 1:].addcmul_(gd[..., 1:], C[..., :-1])
-            dS[..., :1].addcmul_(gd[..., :1], tot)                     # now the gradient of s = q·k/√d (logits and gates)
+            if lib is not None:   # the weights again, dS, the table's sums and the gates' term in one pass a row (`cope_rows`)
+                P = torch.matmul(qs[:, :, r0:r1], kb.transpose(-1, -2), out=_scratch('cope_s', (B, H, c, r1), qs))
+                dS = torch.matmul(dor, vr[:, :, T - r1:].transpose(-1, -2), out=_scratch('cope_dS', (B, H, c, r1), q))
+                lib[1](lambda h0, h1: lib[0].cope_rows(P.data_ptr(), dS.data_ptr(), Dr.data_ptr(), tabr.data_ptr(), gawr.data_ptr(),
+                                                       B, H, c, r1, T, r0, npos, h0, h1), H)
+                dvr[:, :, T - r1:] += P.transpose(-1, -2) @ dor
+            else:
+                s, gd, idx, fr, D = _cope_logits(qs, kr, tab, r0, r1, fut, npos, grad=True)
+                P = torch.softmax(s, -1)                               # the forward's weights, recomputed
+                dvr[:, :, T - r1:] += P.transpose(-1, -2) @ dor
+                dS = torch.matmul(dor, vr[:, :, T - r1:].transpose(-1, -2), out=_scratch('cope_dS', (B, H, c, r1), q))
+                dS.sub_(Dr[:, :, r0:r1]).mul_(P)                        # gradient of the logits, hence of z
+                gaw[:, :, r0:r1].scatter_add_(-1, idx, torch.complex(dS, fr.mul_(dS)))   # (the parts add apart: two scatters' sums)
+                C = torch.mul(D, dS).cumsum_(-1)                       # ∂/∂p_ij, summed over the keys up to j
+                tot = C[..., -1:].clone()
+                torch.sub(tot, C, out=C)                               # ∂/∂g_it = Σ_{j ≥ t} ∂/∂p_ij = tot − C[t − 1]
+                dS[..., 1:].addcmul_(gd[..., 1:], C[..., :-1])
+                dS[..., :1].addcmul_(gd[..., :1], tot)                 # now the gradient of s = q·k/√d (logits and gates)
             dq[:, :, r0:r1] = dS @ kb
             dkr[:, :, T - r1:] += dS.transpose(-1, -2) @ qs[:, :, r0:r1]
         ga, gw = gaw.real, gaw.imag

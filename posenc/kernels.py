@@ -786,6 +786,75 @@ void fire_rows(float *out, int64_t H, int64_t c, int64_t n, int64_t Tq, int64_t 
     }
     free(xb); free(rs);
 }
+/* CoPE's attention, one row at a time (`posenc.encodings._CoPEAttention`): keys last to first, so that row a of the block
+   (query r0 + a) sees keys u0 = c − 1 − a … n − 1 and its contextual position is a forward sum of gates. s holds q·k/√d;
+   g = σ(s), p = min(Σ_{t ≤ u} g_t, npos − 1), z = re[⌊p⌋] + (p − ⌊p⌋)·im[⌊p⌋] (tab: q·e and its slope per position),
+   and s becomes P = softmax(s + z), 0 on future keys. p only grows, and once it reaches npos − 1 every farther key has
+   the top position (slope 0): those keys get the one value re[npos − 1], 16 lanes at a time. With dP (do·v), the
+   backward: dS = (dP − Dr)·P, the table's gradient gaw (Σ dS and Σ frac·dS per position, the layout of tab), and the
+   gates' term, dS_u += σ'(s_u)·Σ_{t ≥ u} slope_t·dS_t, written over dP. */
+static inline float sigm(float x) { float e = expf(-fabsf(x)); return x >= 0 ? 1.f / (1.f + e) : e / (1.f + e); }
+void cope_rows(float *S, float *dP, const float *Dr, const float *tab, float *gaw, int64_t B, int64_t H, int64_t c, int64_t n,
+               int64_t T, int64_t r0, int64_t npos, int64_t h0, int64_t h1) {
+    float *gd = malloc(3 * (n + 1) * sizeof(float)), *fr = gd + n + 1, *sl = fr + n + 1;
+    int32_t *kk = malloc((n + 1) * sizeof(int32_t));
+    const float top = (float)(npos - 1);
+    for (int64_t b = 0; b < B; b++)
+        for (int64_t h = h0; h < h1; h++)
+            for (int64_t a = 0; a < c; a++) {
+                int64_t bh = b * H + h, i = r0 + a, u0 = c - 1 - a, u = u0, uc;
+                float *s = S + (bh * c + a) * n;
+                const float *tb = tab + (bh * T + i) * npos * 2;
+                double acc = 0.;                                    /* (sums in double, as torch's cumsum) */
+                float reT = tb[2 * (npos - 1)], p = 0.f;
+                for (; u < n && p < top; u++) {                     /* the keys before p reaches the top */
+                    float x = s[u], g = sigm(x); acc += g; p = (float)acc; p = p < top ? p : top;
+                    int32_t k = (int32_t)p; float f = p - (float)k;
+                    s[u] = (x + tb[2 * k]) + f * tb[2 * k + 1];
+                    gd[u] = g - g * g; kk[u] = k; fr[u] = f; sl[u] = tb[2 * k + 1];
+                }
+                uc = u;
+                float mx = -INFINITY;
+                for (u = u0; u < uc; u++) mx = s[u] > mx ? s[u] : mx;
+                int64_t j = uc;
+                vf mv = {0}; mv -= INFINITY;
+                for (; j + L <= n; j += L) {
+                    vf x; __builtin_memcpy(&x, s + j, sizeof x); x += reT; __builtin_memcpy(s + j, &x, sizeof x);
+                    vi gt = x > mv; mv = (vf)(((vi)x & gt) | ((vi)mv & ~gt));
+                }
+                for (int l = 0; l < L; l++) mx = mv[l] > mx ? mv[l] : mx;
+                for (; j < n; j++) { s[j] += reT; mx = s[j] > mx ? s[j] : mx; }
+                double sum = 0.; vf av = {0};
+                for (j = u0; j + L <= n; j += L) {
+                    vf x; __builtin_memcpy(&x, s + j, sizeof x); x = exp_le0(x - mx); __builtin_memcpy(s + j, &x, sizeof x); av += x;
+                }
+                for (; j < n; j++) { float e = expf(s[j] - mx); s[j] = e; sum += e; }
+                for (int l = 0; l < L; l++) sum += av[l];
+                float r = (float)(1. / sum);
+                memset(s, 0, u0 * sizeof(float));
+                for (j = u0; j < n; j++) s[j] *= r;
+                if (!dP) continue;
+                float *g = dP + (bh * c + a) * n, D = Dr[bh * T + i], *ga = gaw + (bh * T + i) * npos * 2;
+                memset(g, 0, u0 * sizeof(float));
+                for (j = u0; j < uc; j++) {                         /* near keys: dS, the table's sums, Σ slope·dS */
+                    float q = (g[j] - D) * s[j]; g[j] = q;
+                    ga[2 * kk[j]] += q; ga[2 * kk[j] + 1] += fr[j] * q;
+                }
+                float far = 0.f; vf fv = {0};
+                for (j = uc; j + L <= n; j += L) {
+                    vf x, y; __builtin_memcpy(&x, g + j, sizeof x); __builtin_memcpy(&y, s + j, sizeof y);
+                    x = (x - D) * y; fv += x; __builtin_memcpy(g + j, &x, sizeof x);
+                }
+                for (; j < n; j++) { float q = (g[j] - D) * s[j]; g[j] = q; far += q; }
+                for (int l = 0; l < L; l++) far += fv[l];
+                ga[2 * (npos - 1)] += far;                          /* the far keys: top position, fraction 0 */
+                double tot = 0., C = 0.;
+                for (j = u0; j < uc; j++) tot += sl[j] * g[j];
+                float tf = (float)tot;                              /* dS_u += σ'_u (tot − Σ_{t < u} slope_t dS_t) */
+                for (j = u0; j < uc; j++) { float q = g[j]; g[j] = q + gd[j] * (tf - (float)C); C += sl[j] * q; }
+            }
+    free(gd); free(kk);
+}
 '''
 _NATIVE = {}
 
@@ -809,7 +878,7 @@ def _build() -> ctypes.CDLL:
                     src, so = Path(tmp) / 'native.c', Path(tmp) / 'native.so'
                     src.write_text(_NATIVE_SRC)
                     for arch in (['-march=native'], []):   # the masks are integer code: the same bits either way
-                        r = subprocess.run([cc, '-O3', *arch, '-shared', '-fPIC', '-o', str(so), str(src)], capture_output=True, text=True)
+                        r = subprocess.run([cc, '-O3', *arch, '-shared', '-fPIC', '-o', str(so), str(src), '-lm'], capture_output=True, text=True)
                         if r.returncode == 0: break
                     else: raise RuntimeError(f'{cc} failed: {r.stderr.strip()[-300:]}')
                     os.replace(so, lib)
@@ -829,6 +898,8 @@ def _build() -> ctypes.CDLL:
     so.bias_grad_block.restype = None
     so.fire_rows.argtypes = [P] + [I] * 7 + [P, I, I, P, P, I, P, I, P]
     so.fire_rows.restype = None
+    so.cope_rows.argtypes = [P] * 5 + [I] * 9
+    so.cope_rows.restype = None
     return so
 
 def _draws_agree(so) -> bool:
