@@ -778,12 +778,11 @@ class _FireRows:
                 dc.data_ptr(), None], done
     def rows(self, r0, r1, n, out):
         "Write rows r0:r1, keys :n of the bias into out (H, r1−r0, n)."
-        from posenc.kernels import native_lib, _by_heads   # (kernels imports this module)
+        from posenc.kernels import native_lib, native_threads   # (kernels imports this module)
         lib = native_lib() if out.dtype == self.AC.dtype == torch.float32 and out.is_contiguous() else None
         if lib is not None:   # the same numbers: x = ψ/den, A·x + C on each run of keys on one piece
             t, nt, N, psi, _, den, _, off, kinks, W, AC = self._ptrs()
-            _by_heads(lambda h0, h1: lib.fire_rows(out.data_ptr(), self.H, r1 - r0, n, self.Tq, r0, h0, h1, t, nt, N, psi, den, off,
-                                                   kinks, W, AC), self.H)
+            lib.fire_rows_heads(out.data_ptr(), self.H, r1 - r0, n, self.Tq, r0, native_threads(), t, nt, N, psi, den, off, kinks, W, AC)
             return out
         a = min(max(self.nt, r0), r1)                                   # the first row beyond L
         if a > r0: out[:, :a - r0].copy_(_diagonals(self.tvec, self.nt, r0, a, n))
@@ -1048,11 +1047,11 @@ def _cope_blocks(T, rows, device):
         yield r0, r1, futs[c]
 
 def _cope_native(q):
-    "(the native library, `_by_heads`) for CoPE's rows in float32 on the CPU, else None."
+    "(the native library, its threads) for CoPE's rows in float32 on the CPU, else None."
     if q.dtype != torch.float32 or q.device.type != 'cpu': return None
-    from posenc.kernels import native_lib, _by_heads   # (kernels imports this module)
+    from posenc.kernels import native_lib, native_threads   # (kernels imports this module)
     lib = native_lib()
-    return None if lib is None else (lib, _by_heads)
+    return None if lib is None else (lib, native_threads())
 
 def _cope_table(q, e):
     "q·e_n and q·(e_{n+1} − e_n) (0 past the top row) of every query and position, packed as the two parts of a complex number."
@@ -1092,8 +1091,8 @@ class _CoPEAttention(torch.autograd.Function):
         for r0, r1, fut in _cope_blocks(T, rows, q.device):
             if lib is not None:   # gates, positions, z and the softmax in one pass a row (`cope_rows`)
                 P = torch.matmul(qs[:, :, r0:r1], kr[:, :, T - r1:].transpose(-1, -2), out=_scratch('cope_s', (B, H, r1 - r0, r1), qs))
-                lib[1](lambda h0, h1: lib[0].cope_rows(P.data_ptr(), None, None, torch.view_as_real(tab).data_ptr(), None,
-                                                       B, H, r1 - r0, r1, T, r0, npos, h0, h1), H)
+                lib[0].cope_rows_heads(P.data_ptr(), None, None, torch.view_as_real(tab).data_ptr(), None, B, H, r1 - r0, r1, T, r0,
+                                       npos, lib[1])
             else: P = torch.softmax(_cope_logits(qs, kr, tab, r0, r1, fut, npos), -1)
             o[:, :, r0:r1] = torch.matmul(P, vr[:, :, T - r1:])
         ctx.save_for_backward(q, k, v, e, o)
@@ -1115,8 +1114,8 @@ class _CoPEAttention(torch.autograd.Function):
             if lib is not None:   # the weights again, dS, the table's sums and the gates' term in one pass a row (`cope_rows`)
                 P = torch.matmul(qs[:, :, r0:r1], kb.transpose(-1, -2), out=_scratch('cope_s', (B, H, c, r1), qs))
                 dS = torch.matmul(dor, vr[:, :, T - r1:].transpose(-1, -2), out=_scratch('cope_dS', (B, H, c, r1), q))
-                lib[1](lambda h0, h1: lib[0].cope_rows(P.data_ptr(), dS.data_ptr(), Dr.data_ptr(), tabr.data_ptr(), gawr.data_ptr(),
-                                                       B, H, c, r1, T, r0, npos, h0, h1), H)
+                lib[0].cope_rows_heads(P.data_ptr(), dS.data_ptr(), Dr.data_ptr(), tabr.data_ptr(), gawr.data_ptr(), B, H, c, r1, T,
+                                       r0, npos, lib[1])
                 dvr[:, :, T - r1:] += P.transpose(-1, -2) @ dor
             else:
                 s, gd, idx, fr, D = _cope_logits(qs, kr, tab, r0, r1, fut, npos, grad=True)

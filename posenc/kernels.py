@@ -7,7 +7,6 @@ from __future__ import annotations
 import ctypes, hashlib, math, os, platform, shutil, subprocess, tempfile
 from contextlib import contextmanager
 from pathlib import Path
-from concurrent.futures import ThreadPoolExecutor
 import torch
 import torch.nn.functional as F
 from .encodings import diagonal_sums, _scratch   # (the scratch pool is shared with CoPE's attention)
@@ -133,15 +132,10 @@ def _pos_grads(dS, blk, Tq, d0, K, bias, dbias, dtvec, drel, dkrel, rw=None, dth
         if jr > jl: dkrel[:, :, jl:jr].transpose(-1, -2).scatter_add_(
             2, _dist_index(r0, r1, jl, jr, d0, K, dS.device).expand(B, H, -1, -1), dS[..., jl:jr])
 
-_POOLS = {}
-def _by_heads(call, H:int):
-    "call(h0, h1) over ranges of the H heads on torch's number of threads (a `ctypes` call lets go of the GIL); pools kept per process."
-    nt = min(H, torch.get_num_threads())
-    if nt <= 1: return call(0, H)
-    key = (os.getpid(), nt)                                    # a forked worker starts its own threads
-    if key not in _POOLS: _POOLS[key] = ThreadPoolExecutor(nt)
-    cuts = [H * t // nt for t in range(nt + 1)]
-    list(_POOLS[key].map(lambda t: call(cuts[t], cuts[t + 1]), range(nt)))
+def native_threads() -> int:
+    "Threads a native pass over heads uses: torch's count where the library has OpenMP (the same threads as torch's), else 1."
+    lib = native_lib()
+    return torch.get_num_threads() if lib is not None and lib.native_openmp() else 1
 
 def _blockwise_grads(do, G, q, k, v, bias, tvec, rel, krel, mask, o, lse, w, causal, d0, K, plan, wants, theta=None, rw=None):
     "Every gradient, the weights recomputed block by block: dq, dk, dv and those of the positional terms in `wants` (b, t, r, kr, θ)."
@@ -161,15 +155,14 @@ def _blockwise_grads(do, G, q, k, v, bias, tvec, rel, krel, mask, o, lse, w, cau
             terms, done = rw.native_terms(dpos[4])                             # a bias built by rows (FIRE)
         lib = native_lib() if terms is not None else None
     if lib is not None:   # each block's weights, logit gradients and the bias's gradient in one pass (`bias_grad_block`)
-        Dr, lse = Dr.contiguous(), lse.contiguous()
+        Dr, lse, nth = Dr.contiguous(), lse.contiguous(), native_threads()
     for blk in plan:
         r0, r1, n, cm0, jl, jr = blk
         rows, c = slice(r0, r1), r1 - r0
         P = torch.matmul(qs[:, :, rows], k[:, :, :n].transpose(-1, -2), out=_scratch('P', (B, H, c, n), q))
         dS = torch.matmul(do[:, :, rows], v[:, :, :n].transpose(-1, -2), out=_scratch('dS', (B, H, c, n), q))
         if lib is not None:                                    # P and dS over their own storage, Σ_b dS into dt
-            _by_heads(lambda h0, h1: lib.bias_grad_block(P.data_ptr(), dS.data_ptr(), lse.data_ptr(), Dr.data_ptr(), B, H, c, n,
-                                                         Tq, r0, d0, int(causal), h0, h1, *terms), H)
+            lib.bias_grad_heads(P.data_ptr(), dS.data_ptr(), lse.data_ptr(), Dr.data_ptr(), B, H, c, n, Tq, r0, d0, int(causal), nth, *terms)
         else:
             _add_terms(P, blk, bias, rel, mask, causal, d0, K, krel, tvec, Tq, rw=rw).sub_(lse[:, :, rows].unsqueeze(-1)).exp_()
             if G is not None:                                  # key j of row i also carries a^V of distance r(i, j)
@@ -345,9 +338,9 @@ class _FarBiasAttention(torch.autograd.Function):
             ds = torch.matmul(do[:, :, rows], v[:, :, f:r1].transpose(-1, -2))
             if lib is not None:   # the band's weights, logit gradients and diagonal sums in one pass (`bias_grad_block`)
                 tsum.zero_(); at = 4 * f                                    # keys from f: the vectors from entry f on
-                _by_heads(lambda h0, h1: lib.bias_grad_block(
-                    s.data_ptr(), ds.data_ptr(), lse.data_ptr(), Dr.data_ptr(), B, H, r1 - r0, r1 - f, T, r0, f, 1, h0, h1,
-                    tvec.data_ptr() + at, dvec.data_ptr() + at, T, 2 * T - 1, *(None,) * 4, 0, None, 0, *(None,) * 4, tsum.data_ptr()), H)
+                lib.bias_grad_heads(s.data_ptr(), ds.data_ptr(), lse.data_ptr(), Dr.data_ptr(), B, H, r1 - r0, r1 - f, T, r0, f, 1,
+                                    native_threads(), tvec.data_ptr() + at, dvec.data_ptr() + at, T, 2 * T - 1, *(None,) * 4, 0, None,
+                                    0, *(None,) * 4, tsum.data_ptr())
                 p = s
             else:
                 p = s.add_(m).sub_(lse[:, :, rows].unsqueeze(-1)).exp_()    # the weights of the band, under the whole row's sum
@@ -855,6 +848,36 @@ void cope_rows(float *S, float *dP, const float *Dr, const float *tab, float *ga
             }
     free(gd); free(kk);
 }
+/* The three passes above over nt ranges of heads, on the OpenMP threads of the process (torch's own libgomp, which the
+   loader reuses by its name): no hand-off through Python, and no idle torch thread spinning beside them. Built without
+   OpenMP, the ranges run one after another. */
+int native_openmp(void) {
+#ifdef _OPENMP
+    return 1;
+#else
+    return 0;
+#endif
+}
+#define HEADS(nt, H, call) do { \
+        _Pragma("omp parallel for num_threads(nt) schedule(static, 1)") \
+        for (int64_t t_ = 0; t_ < nt; t_++) { int64_t h0 = H * t_ / nt, h1 = H * (t_ + 1) / nt; call; } } while (0)
+void bias_grad_heads(float *S, float *dP, const float *lse, const float *Dr, int64_t B, int64_t H, int64_t c, int64_t n,
+                     int64_t Tq, int64_t r0, int64_t d0, int causal, int64_t nt,
+                     const float *t, float *dt, int64_t ntr, int64_t N,
+                     const float *psi, const float *dpsi, const float *den, const float *dden, int64_t off,
+                     const float *kinks, int64_t W, const float *AC, float *dA, float *dC, float *dc, float *tsum) {
+    HEADS(nt, H, bias_grad_block(S, dP, lse, Dr, B, H, c, n, Tq, r0, d0, causal, h0, h1, t, dt, ntr, N, psi, dpsi, den, dden,
+                                 off, kinks, W, AC, dA, dC, dc, tsum));
+}
+void fire_rows_heads(float *out, int64_t H, int64_t c, int64_t n, int64_t Tq, int64_t r0, int64_t nt,
+                     const float *t, int64_t ntr, int64_t N, const float *psi, const float *den, int64_t off,
+                     const float *kinks, int64_t W, const float *AC) {
+    HEADS(nt, H, fire_rows(out, H, c, n, Tq, r0, h0, h1, t, ntr, N, psi, den, off, kinks, W, AC));
+}
+void cope_rows_heads(float *S, float *dP, const float *Dr, const float *tab, float *gaw, int64_t B, int64_t H, int64_t c,
+                     int64_t n, int64_t T, int64_t r0, int64_t npos, int64_t nt) {
+    HEADS(nt, H, cope_rows(S, dP, Dr, tab, gaw, B, H, c, n, T, r0, npos, h0, h1));
+}
 '''
 _NATIVE = {}
 
@@ -877,8 +900,9 @@ def _build() -> ctypes.CDLL:
                 with tempfile.TemporaryDirectory(dir=d) as tmp:   # built aside, then renamed: parallel workers never load half a file
                     src, so = Path(tmp) / 'native.c', Path(tmp) / 'native.so'
                     src.write_text(_NATIVE_SRC)
-                    for arch in (['-march=native'], []):   # the masks are integer code: the same bits either way
-                        r = subprocess.run([cc, '-O3', *arch, '-shared', '-fPIC', '-o', str(so), str(src), '-lm'], capture_output=True, text=True)
+                    for arch, omp in ((['-march=native'], ['-fopenmp']), (['-march=native'], []), ([], ['-fopenmp']), ([], [])):
+                        r = subprocess.run([cc, '-O3', *arch, *omp, '-shared', '-fPIC', '-o', str(so), str(src), '-lm'],
+                                           capture_output=True, text=True)   # (the masks are integer code: the same bits either way)
                         if r.returncode == 0: break
                     else: raise RuntimeError(f'{cc} failed: {r.stderr.strip()[-300:]}')
                     os.replace(so, lib)
@@ -900,6 +924,13 @@ def _build() -> ctypes.CDLL:
     so.fire_rows.restype = None
     so.cope_rows.argtypes = [P] * 5 + [I] * 9
     so.cope_rows.restype = None
+    so.bias_grad_heads.argtypes = [P] * 4 + [I] * 7 + [ctypes.c_int, I, P, P, I, I, P, P, P, P, I, P, I, P, P, P, P, P]
+    so.bias_grad_heads.restype = None
+    so.fire_rows_heads.argtypes = [P] + [I] * 6 + [P, I, I, P, P, I, P, I, P]
+    so.fire_rows_heads.restype = None
+    so.cope_rows_heads.argtypes = [P] * 5 + [I] * 8
+    so.cope_rows_heads.restype = None
+    so.native_openmp.restype = ctypes.c_int
     return so
 
 def _draws_agree(so) -> bool:
