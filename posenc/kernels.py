@@ -135,7 +135,7 @@ def _pos_grads(dS, blk, Tq, d0, K, bias, dbias, dtvec, drel, dkrel, rw=None, dth
 def native_threads() -> int:
     "Threads a native pass over heads uses: torch's count where the library has OpenMP (the same threads as torch's), else 1."
     lib = native_lib()
-    return torch.get_num_threads() if lib is not None and lib.native_openmp() else 1
+    return torch.get_num_threads() if lib is not None and lib.openmp else 1
 
 def _blockwise_grads(do, G, q, k, v, bias, tvec, rel, krel, mask, o, lse, w, causal, d0, K, plan, wants, theta=None, rw=None):
     "Every gradient, the weights recomputed block by block: dq, dk, dv and those of the positional terms in `wants` (b, t, r, kr, θ)."
@@ -716,7 +716,7 @@ static int64_t fire_x(float *xb, const float *psi, const float *den, int64_t Tq,
    #{kinks < x} (AC: A then C, each (H, W+1)), gradients into dA, dC (W+1, H) and dc[h], with ∂x/∂c = (dpsi − x·dden)/den.
    tsum[h], where given, gets Σ dS of the Toeplitz rows (T5: the far keys' shared value takes minus it).
    The arithmetic is the torch path's, operation for operation, but for the exponential and the order of the sums. */
-void bias_grad_block(float *S, float *dP, const float *lse, const float *Dr, int64_t B, int64_t H, int64_t c, int64_t n,
+static void bias_grad_block(float *S, float *dP, const float *lse, const float *Dr, int64_t B, int64_t H, int64_t c, int64_t n,
                      int64_t Tq, int64_t r0, int64_t d0, int causal, int64_t h0, int64_t h1,
                      const float *t, float *dt, int64_t nt, int64_t N,
                      const float *psi, const float *dpsi, const float *den, const float *dden, int64_t off,
@@ -761,7 +761,7 @@ void bias_grad_block(float *S, float *dP, const float *lse, const float *Dr, int
 }
 /* Rows r0 … r0+c−1, keys 0 … n−1 of FIRE's bias for heads h0 … h1−1, into out (H, c, n): rows i < nt from the
    Toeplitz vector t (N per head), the others A·x + C on their pieces (as `bias_grad_block`). */
-void fire_rows(float *out, int64_t H, int64_t c, int64_t n, int64_t Tq, int64_t r0, int64_t h0, int64_t h1,
+static void fire_rows(float *out, int64_t H, int64_t c, int64_t n, int64_t Tq, int64_t r0, int64_t h0, int64_t h1,
                const float *t, int64_t nt, int64_t N, const float *psi, const float *den, int64_t off,
                const float *kinks, int64_t W, const float *AC) {
     float *xb = malloc((n + 1) * sizeof(float));
@@ -787,7 +787,7 @@ void fire_rows(float *out, int64_t H, int64_t c, int64_t n, int64_t Tq, int64_t 
    backward: dS = (dP − Dr)·P, the table's gradient gaw (Σ dS and Σ frac·dS per position, the layout of tab), and the
    gates' term, dS_u += σ'(s_u)·Σ_{t ≥ u} slope_t·dS_t, written over dP. */
 static inline float sigm(float x) { float e = expf(-fabsf(x)); return x >= 0 ? 1.f / (1.f + e) : e / (1.f + e); }
-void cope_rows(float *S, float *dP, const float *Dr, const float *tab, float *gaw, int64_t B, int64_t H, int64_t c, int64_t n,
+static void cope_rows(float *S, float *dP, const float *Dr, const float *tab, float *gaw, int64_t B, int64_t H, int64_t c, int64_t n,
                int64_t T, int64_t r0, int64_t npos, int64_t h0, int64_t h1) {
     float *gd = malloc(3 * (n + 1) * sizeof(float)), *fr = gd + n + 1, *sl = fr + n + 1;
     int32_t *kk = malloc((n + 1) * sizeof(int32_t));
@@ -918,12 +918,6 @@ def _build() -> ctypes.CDLL:
     so.exp_rows.argtypes = [ctypes.c_void_p, ctypes.c_int64, ctypes.c_int64, ctypes.c_void_p, ctypes.c_void_p]
     so.exp_rows.restype = None
     I, P = ctypes.c_int64, ctypes.c_void_p
-    so.bias_grad_block.argtypes = [P] * 4 + [I] * 7 + [ctypes.c_int, I, I, P, P, I, I, P, P, P, P, I, P, I, P, P, P, P, P]
-    so.bias_grad_block.restype = None
-    so.fire_rows.argtypes = [P] + [I] * 7 + [P, I, I, P, P, I, P, I, P]
-    so.fire_rows.restype = None
-    so.cope_rows.argtypes = [P] * 5 + [I] * 9
-    so.cope_rows.restype = None
     so.bias_grad_heads.argtypes = [P] * 4 + [I] * 7 + [ctypes.c_int, I, P, P, I, I, P, P, P, P, I, P, I, P, P, P, P, P]
     so.bias_grad_heads.restype = None
     so.fire_rows_heads.argtypes = [P] + [I] * 6 + [P, I, I, P, P, I, P, I, P]
@@ -931,6 +925,7 @@ def _build() -> ctypes.CDLL:
     so.cope_rows_heads.argtypes = [P] * 5 + [I] * 8
     so.cope_rows_heads.restype = None
     so.native_openmp.restype = ctypes.c_int
+    so.openmp = bool(so.native_openmp())   # (asked once: `native_threads` runs per block)
     return so
 
 def _draws_agree(so) -> bool:

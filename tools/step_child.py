@@ -1,7 +1,8 @@
 """One training step of `posenc bench`'s decoder LM in this process (4,096 tokens a batch, one thread, or
-$POSENC_STEP_THREADS): its CPU time (wall time on more than one thread; median of 3 after one warm-up) and the losses of N AdamW steps on one fixed batch, printed as one JSON line. The
-comparisons that need fresh processes run it: `tools/bench_checkouts.py` (posenc from another checkout on PYTHONPATH)
-and `tools/bench_denormals.py` (the flushing of denormals undone or kept).
+$POSENC_STEP_THREADS): its CPU time (wall time on more than one thread; median of 3 after one warm-up) and the losses
+of N AdamW steps on one fixed batch, printed as one JSON line. The comparisons that need fresh processes run it:
+`tools/bench_checkouts.py` (posenc from another checkout on PYTHONPATH) and `tools/bench_denormals.py` (the flushing of
+denormals undone or kept).
 
     python tools/step_child.py PE T N [on|off]      on/off: torch.set_flush_denormal, before torch starts its threads
 """
