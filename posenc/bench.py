@@ -412,6 +412,11 @@ def run_bench(out_path:str, # the JSON file to write (folders are created)
     pes = bench_pes(pes)
     t_start, old_threads = time.time(), torch.get_num_threads()
     torch.set_num_threads(threads)
+    # every scheme compiles its own FlexAttention graphs in this one process: past dynamo's recompile limit torch would
+    # time its unfused eager kernel instead (see `posenc.kernels._flex_fn`), so reaching the limit is an error here
+    dyn = torch._dynamo.config
+    old_fail = getattr(dyn, 'fail_on_recompile_limit_hit', None)
+    if cuda and old_fail is not None: dyn.fail_on_recompile_limit_hit = True
     info = machine_info(threads, device)
     res = dict(machine=info, tag=machine_tag(info), settings=dict(kinds=list(kinds), lengths=list(lengths), pes=pes,
                d_model=d_model, n_heads=n_heads, n_layers=n_layers, vocab_size=vocab_size, tokens=tokens, warmup=warmup,
@@ -429,7 +434,9 @@ def run_bench(out_path:str, # the JSON file to write (folders are created)
                     log(f'decoding {kind} {pe}')
                     try: res['decode'] += decode_bench(pe, kind, seed=seed, device=device, **(decode_kw or {}))
                     except Exception as e: res['notes'].append(f'decoding {kind} {pe} not timed: {type(e).__name__}: {e}'); log(res['notes'][-1])
-    finally: torch.set_num_threads(old_threads)
+    finally:
+        torch.set_num_threads(old_threads)
+        if old_fail is not None: dyn.fail_on_recompile_limit_hit = old_fail
     add_ratios(res)
     res['wall_s'] = time.time() - t_start
     res['machine']['load_avg_end'] = list(os.getloadavg()) if hasattr(os, 'getloadavg') else None

@@ -7,10 +7,16 @@
 #                                             # runs/full/recipe-2/), 12 side by side, stopped at SECONDS − 75
 #   bash tools/gpu_session.sh bench SECONDS   # posenc bench --device cuda at T = 2,048 and 4,096 (bf16), then
 #                                             # tests/gpu_check.py in what is left
+#   bash tools/gpu_session.sh all SECONDS     # the bench, one model kind at a time (bench-lm.json, bench-seq2seq.json:
+#                                             # merge them with `posenc bench --merge`), alone on the GPU; then
+#                                             # europarl's base runs (as `base`) beside tests/gpu_check.py
 #
 # Measured on an H200 (2026-11-27): 8 mt-budget4x runs side by side train their 6,000 steps in 360–380 s (about 62 ms
 # a step each, 130 steps/s together: the GPU is the limit, not the 16 cores), then each needs about a minute to start
-# and to decode its test sets, so give `train` at least 480 s; tests/gpu_check.py takes about 245 s.
+# and to decode its test sets, so give `train` at least 480 s; tests/gpu_check.py takes about 245 s. On 2026-11-28 (`all
+# 560`): the LM bench took 125 s, but on torch's unfused fallback past dynamo's recompile limit (since raised, see
+# runs/dev-notes-speed/gpu-h200-recompile-limit/), so expect longer with every graph compiled; twelve europarl runs at
+# recipe 2 side by side took 240–264 s each, evaluation included; gpu_check beside them did not finish in 272 s.
 #
 # It needs, beside the working tree: .whl/ (fastcore, fastprogress and sacremoses wheels for Python 3.12, which the
 # machine's image lacks) and .devdata/ (extra_fr-en/europarl_v7_subset20k_tok and wmt14_fr-en/{europarl-v7_head3k,
@@ -43,5 +49,18 @@ elif [ "$phase" = bench ]; then
   timeout $b python3 -m posenc.cli bench --device cuda --lengths 2048 4096 --tokens 16384 --no_xt --no_decode \
     --out "$OUT/bench.json" --figure "$OUT/bench.png" 2>&1 | tee "$OUT/bench.log" | tail -60
   (( $(left) > 40 )) && check $(( $(left) - 10 ))
+elif [ "$phase" = all ]; then
+  for kind in lm seq2seq; do    # the timings first, with nothing else on the GPU; each kind's JSON is written row by row
+    if [ $kind = lm ]; then cap=$(( budget / 4 )); else cap=$(( budget / 5 )); fi
+    timeout $cap python3 -m posenc.cli bench --device cuda --kinds $kind --lengths 2048 4096 --tokens 16384 --reps 5 \
+      --no_xt --no_decode --out "$OUT/bench-$kind.json" --figure /tmp/bench-$kind.png > "$OUT/bench-$kind.log" 2>&1
+    echo "bench $kind: exit $? (124: stopped at $cap s)"; grep -A40 '^## .*targets' "$OUT/bench-$kind.log" | head -45
+  done
+  python3 tools/gpu_rung.py --profile full --tasks europarl --workers 12 --grace 40 --deadline $(( $(left) - 75 )) \
+    > "$OUT/base.log" 2>&1 &
+  train=$!
+  c=$(( $(left) - 35 )); check $(( c < 300 ? c : 300 ))
+  wait $train; tail -50 "$OUT/base.log"
+  tar czf "$OUT/recipe-2.tgz" -C runs/full --exclude checkpoints --exclude .partial recipe-2
 fi
 echo "phase $phase done in $(( $(date +%s) - t0 )) s"
