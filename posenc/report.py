@@ -205,7 +205,8 @@ def sec_setup(ctx:ReportContext) -> str:
     return '\n'.join([head, _setup_data(ctx), *([failed] if failed else []), _setup_models(ctx), _setup_machines(ctx)]) + '\n'
 
 # %% ../nbs/12c_report.ipynb #b8be53b7
-def _bench_targets(b:dict, kind:str, tag:str, slug:str) -> str:
+def _bench_targets(b:dict, kind:str, tag:str, slug:str,
+                   seen:set=None) -> str: # target sentences already written in this report (each is written once)
     "The targets table for one machine and model kind: lengths folded into one cell per measure, targets marked."
     from posenc.results import bench_targets, TIME_TARGETS, MEM_TARGETS, LONG_T
     header, rows = bench_targets(b, kind)
@@ -216,13 +217,17 @@ def _bench_targets(b:dict, kind:str, tag:str, slug:str) -> str:
     cats = ', '.join(f'{c} ≤ {v:.2f}' for c, v in TIME_TARGETS.items())
     mems = ', '.join(f'{p} ≤ {v:.2f}' for p, v in MEM_TARGETS.items())
     cpu = (b.get('machine') or {}).get('device', 'cpu') == 'cpu'
+    targets = (f'Step time ({kind}) at T=512 on the CPU: {cats}' + ('' if cpu else ' (not judged on this GPU)')
+               + f'; peak memory at T=2048: {mems}. '
+               + (f'At T ≥ {LONG_T:,}, time and memory each at most 1.5× none (CoPE 2×); the largest ratio is given.' if cpu else
+                  f'At T ≥ {LONG_T:,} under bf16, time at most 1.3× none (contextual schemes 2×, CoPE and FoX 3×) and memory 1.5×; the largest ratio is given.'))
+    if seen is not None:     # a second machine of the same kind: its targets are those stated above
+        said = targets in seen; seen.add(targets)
+        if said: targets = 'The targets are those of the table above for the same model kind and device.'
     return md_table(['encoding', 'category'] + [f'{w} (T={"/".join(Ts)})' for w in ('time ÷ none', 'memory ÷ none', 'posenc ÷ x-transformers')]
                     + header[-3:], body,
                     f'Speed and memory targets, {kind}, benchmark {tag}: training step time and peak step memory divided by no encoding, '
-                    f'and posenc divided by x-transformers, at each length. Step time ({kind}) at T=512 on the CPU: {cats}'
-                    + ('' if cpu else ' (not judged on this GPU)') + f'; peak memory at T=2048: {mems}. '
-                    + (f'At T ≥ {LONG_T:,}, time and memory each at most 1.5× none (CoPE 2×); the largest ratio is given.' if cpu else
-                       f'At T ≥ {LONG_T:,} under bf16, time at most 1.3× none (contextual schemes 2×, CoPE and FoX 3×) and memory 1.5×; the largest ratio is given.'),
+                    f'and posenc divided by x-transformers, at each length. ' + targets,
                     f'bench-{slug}-{kind}-targets')
 
 # %% ../nbs/12c_report.ipynb #d55d2a5a
@@ -277,7 +282,8 @@ def _bench_decode_table(b:dict, tag:str, slug:str) -> str:
                     f'Incremental decoding with and without the key/value cache, benchmark {tag}.', f'bench-{slug}-decode')
 
 # %% ../nbs/12c_report.ipynb #717b1c36
-def _bench_machine(ctx:ReportContext, p:Path, first:bool=True) -> list[str]:
+def _bench_machine(ctx:ReportContext, p:Path, first:bool=True,
+                   seen:set=None) -> list[str]: # target sentences written so far (see `_bench_targets`)
     "The subsection of one benchmark file: the machine, then per model kind the ratios and targets, decoding, the figure."
     b, tag = json.loads(p.read_text()), p.parent.name
     slug = re.sub(r'[^A-Za-z0-9-]', '-', tag)
@@ -296,7 +302,7 @@ def _bench_machine(ctx:ReportContext, p:Path, first:bool=True) -> list[str]:
     if b.get('notes'): out.append('Notes of the run: ' + '; '.join(md_escape(n) for n in b['notes']) + '.\n')
     if not train: return out + ['(the file lists no results)\n']
     for kind in sorted({r['kind'] for r in train}):
-        out += [t for t in (_bench_ratio_table(train, kind, tag, slug), _bench_targets(b, kind, tag, slug), bench_long_summary(b, kind)) if t]
+        out += [t for t in (_bench_ratio_table(train, kind, tag, slug), _bench_targets(b, kind, tag, slug, seen), bench_long_summary(b, kind)) if t]
     if dec := _bench_decode_table(b, tag, slug): out.append(dec)
     fig = ctx.figures_dir.parent/'bench'/f'{tag}.png'
     if fig.is_file():
@@ -327,7 +333,8 @@ def _bench_tables(ctx:ReportContext) -> list[str]:
     "Tables (and the figure) of every benchmark file `posenc bench` wrote under runs/bench/<machine>/bench.json (CPUs and GPUs)."
     for root in (ctx.runs_dir/'bench', ctx.runs_dir.parent/'bench'):
         files = sorted(root.glob('*/bench.json')) if root.is_dir() else []
-        out = [x for i, p in enumerate(files) for x in _bench_machine(ctx, p, first=i == 0)]
+        seen = set()
+        out = [x for i, p in enumerate(files) for x in _bench_machine(ctx, p, first=i == 0, seen=seen)]
         if out: return out
     return []
 
