@@ -279,28 +279,53 @@ def decode_positions(pe:str, positions:tuple=LONG['positions'], steps:int=LONG['
 def run_long_bench(out_path:str, # the JSON file to write (folders are created)
                    pes:list=None, # encodings (default: every registered one)
                    quick:bool=False, # tiny sizes (seconds): a smoke test
-                   threads:int=2, seed:int=0, figure:str=None, log=print) -> dict:
-    "Every scheme's time and memory on one long window, and its cached decoding time per token at each position."
+                   threads:int=2, seed:int=0, figure:str=None, log=print,
+                   reps:int=3, # rounds; each visits every scheme once, in its own shuffled order
+                  ) -> dict:
+    """Every scheme's time and memory on one long window, and its cached decoding time per token at each position.
+
+    The measurements are made in `reps` rounds, each visiting the schemes in a fresh random order, so that a slow spell
+    of the machine lands on different schemes in different rounds; a scheme's figure is its median over the rounds and
+    its ratio ÷ none the median of the per-round ratios (each against none's time in the same round)."""
     S = dict(LONG_QUICK if quick else LONG)
     model = {k: S[k] for k in ('d_model', 'n_heads', 'n_layers', 'vocab_size')}
-    pes, t_start = bench_pes(pes), time.time()
+    pes, t_start, reps = bench_pes(pes), time.time(), max(1, int(reps))
     info = machine_info(threads)
-    res = dict(machine=info, tag=machine_tag(info), settings=dict(S, pes=pes, quick=quick, threads=threads, positions=list(S['positions']),
+    res = dict(machine=info, tag=machine_tag(info), settings=dict(S, pes=pes, quick=quick, threads=threads, positions=list(S['positions']), reps=reps,
                eval='one (1, T_eval) window of a random-weight LM, no gradients, float32; memory: resident set above the model (fresh process)',
-               decode='batch 1, a random prompt of each length in the cache, then single-token steps (median, the first 2 left out)'),
+               decode='batch 1, a random prompt of each length in the cache, then single-token steps (median, the first 2 left out)',
+               rounds=f'{reps} round(s), each scheme once per round in a shuffled order; figures are medians over rounds, '
+                      'ratios the median of per-round ratios ÷ none; spread = (max − min) ÷ median over rounds'),
                eval=[], decode=[], notes=[])
+    ev, dec, failed = {pe: [] for pe in pes}, {}, set()
+    rng = random.Random(seed)
+    for k in range(reps):
+        order = rng.sample(pes, len(pes))
+        for pe in order:
+            log(f'round {k + 1}/{reps}, long window: {pe} at T = {S["T_eval"]:,}')
+            ev[pe].append(long_eval_probe(pe, S['T_eval'], threads, seed, **model))
+            if pe in failed: continue
+            try:
+                for x in decode_positions(pe, S['positions'], S['steps'], threads, seed, **model): dec.setdefault((pe, x['position']), []).append(x['ms_per_token'])
+            except Exception as e: failed.add(pe); res['notes'].append(f'decoding {pe} not timed: {type(e).__name__}: {e}'); log(res['notes'][-1])
+    spread = lambda v: (max(v) - min(v)) / statistics.median(v) if len(v) > 1 and statistics.median(v) > 0 else 0.
     for pe in pes:
-        log(f'long window: {pe} at T = {S["T_eval"]:,}')
-        res['eval'].append(dict(pe=pe, T=S['T_eval'], **long_eval_probe(pe, S['T_eval'], threads, seed, **model)))
-        try: res['decode'] += decode_positions(pe, S['positions'], S['steps'], threads, seed, **model)
-        except Exception as e: res['notes'].append(f'decoding {pe} not timed: {type(e).__name__}: {e}'); log(res['notes'][-1])
-    base = next((r for r in res['eval'] if r['pe'] == 'none' and 'error' not in r), None)
+        ok = [r for r in ev[pe] if 'error' not in r]
+        if not ok: res['eval'].append(dict(pe=pe, T=S['T_eval'], **ev[pe][-1])); continue
+        s, mb = [r['s'] for r in ok], [r['peak_mb'] for r in ok]
+        res['eval'].append(dict(pe=pe, T=S['T_eval'], s=statistics.median(s), peak_mb=statistics.median(mb), finite=all(r['finite'] for r in ok),
+                                s_reps=s, peak_mb_reps=mb, s_spread=spread(s)))
+    base = ev.get('none') or []
     for r in res['eval']:
-        if base and 'error' not in r: r['time_ratio'], r['mem_ratio'] = r['s'] / base['s'], r['peak_mb'] / max(base['peak_mb'], 1e-9)
+        if 'error' in r or not any('error' not in b for b in base): continue
+        pairs = [(x, b) for x, b in zip(ev[r['pe']], base) if 'error' not in x and 'error' not in b]   # the same round
+        r['time_ratio'] = statistics.median(x['s'] / b['s'] for x, b in pairs)
+        r['mem_ratio'] = statistics.median(x['peak_mb'] / max(b['peak_mb'], 1e-9) for x, b in pairs)
     for pe in pes:
-        d = sorted((x for x in res['decode'] if x['pe'] == pe), key=lambda x: x['position'])
-        if len(d) > 1:
-            for x in d: x['growth'] = x['ms_per_token'] / d[0]['ms_per_token']   # ÷ its own time at the first position
+        d = [dict(pe=pe, position=p, ms_per_token=statistics.median(dec[(pe, p)]), ms_reps=dec[(pe, p)], spread=spread(dec[(pe, p)]), steps=S['steps'])
+             for p in S['positions'] if (pe, p) in dec]
+        for x in d: x['growth'] = x['ms_per_token'] / d[0]['ms_per_token']   # ÷ its own time at the first position
+        res['decode'] += d
     res['wall_s'] = time.time() - t_start
     write_json(out_path, res)
     if figure: plot_long(res, figure)

@@ -387,7 +387,7 @@ def bench(out:str=None, # the JSON file (default: runs/bench/<machine>/bench.jso
           pes:list=None, # encodings (default: every registered one; with --mfu, none)
           threads:int=2, # torch threads
           warmup:int=2, # untimed rounds of steps before the timed ones
-          reps:int=7, # timed rounds of steps
+          reps:int=7, # timed rounds of steps (--long: rounds of every scheme, each in a shuffled order)
           tokens:int=4096, # tokens per batch (batch = tokens // length)
           no_xt:bool=False, # skip x-transformers
           no_memory:bool=False, # skip the peak-memory measurements
@@ -419,7 +419,7 @@ def bench(out:str=None, # the JSON file (default: runs/bench/<machine>/bench.jso
     if long:
         q = '-quick' if quick else ''
         out, figure = out or f'runs/bench/{tag}/long{q}.json', figure or f'figures/bench/{tag}-long{q}.png'
-        res = b.run_long_bench(out, pes=pes, quick=quick, threads=threads, figure=figure, log=log)
+        res = b.run_long_bench(out, pes=pes, quick=quick, threads=threads, figure=figure, log=log, reps=reps)
         print('\n' + b.long_table(res) + f"\n\nwrote {out} and {figure} in {res['wall_s']:.0f} s")
         return 0
     if merge:

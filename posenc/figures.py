@@ -15,7 +15,7 @@ from matplotlib.figure import Figure
 from matplotlib.patches import Patch
 from .encodings import make_pe, sinusoid_table, alibi_slopes
 from .kinds import get_kind
-from .results import (NoData, read_run, load_runs, run_home, pe_order, pe_rank, task_rank, select, tasks_of, by_pe, by_device,
+from .results import (NoData, read_run, load_runs, cached_runs, run_home, pe_order, pe_rank, task_rank, select, tasks_of, by_pe, by_device,
                             mean_std, ci95_interval, tidy, tidy_log, sentence_stats, score_from_stats, bootstrap_scores, metric_at)
 
 # %% auto #0
@@ -622,19 +622,20 @@ def draw_all(runs_dir:str|Path, # runs/<profile> (or runs/)
              dpi:int=110, # PNG resolution
              names:list=None) -> list[Path]: # only these figures (default: all of FIGURES)
     "Draw every figure that has data into `out_dir`; skip the others with a logged reason; return the files written."
-    runs, out = load_runs(runs_dir), Path(out_dir)
-    out.mkdir(parents=True, exist_ok=True)
-    index, files = {}, []
-    for name in names or FIGURES:
-        random.seed(0); np.random.seed(0); torch.manual_seed(0)   # jitter and random draws: each figure the same on every redraw
-        try: fig = FIGURES[name](runs)
-        except NoData as e:
-            log.info(f'figure {name}: skipped, {e}'); index[name] = dict(skipped=str(e)); continue
-        except Exception as e:   # a figure that breaks on odd data must not stop the others
-            log.warning(f'figure {name}: failed, {type(e).__name__}: {e}'); index[name] = dict(skipped=f'error: {type(e).__name__}: {e}'); continue
-        fs = [out/f'{name}.png'] + ([out/f'{name}.svg'] if svg else [])
-        with rc_context({'svg.hashsalt': 'posenc'}):   # SVG element ids from their content: a redraw of the same runs is the same file
-            for f in fs: fig.savefig(f, dpi=dpi, metadata={'Date': None} if f.suffix == '.svg' else None)
-        files += fs; index[name] = dict(file=fs[0].name, doc=(FIGURES[name].__doc__ or '').strip())
+    with cached_runs():   # figures that read other profiles' runs read each folder once
+        runs, out = load_runs(runs_dir), Path(out_dir)
+        out.mkdir(parents=True, exist_ok=True)
+        index, files = {}, []
+        for name in names or FIGURES:
+            random.seed(0); np.random.seed(0); torch.manual_seed(0)   # jitter and random draws: each figure the same on every redraw
+            try: fig = FIGURES[name](runs)
+            except NoData as e:
+                log.info(f'figure {name}: skipped, {e}'); index[name] = dict(skipped=str(e)); continue
+            except Exception as e:   # a figure that breaks on odd data must not stop the others
+                log.warning(f'figure {name}: failed, {type(e).__name__}: {e}'); index[name] = dict(skipped=f'error: {type(e).__name__}: {e}'); continue
+            fs = [out/f'{name}.png'] + ([out/f'{name}.svg'] if svg else [])
+            with rc_context({'svg.hashsalt': 'posenc'}):   # SVG element ids from their content: a redraw of the same runs is the same file
+                for f in fs: fig.savefig(f, dpi=dpi, metadata={'Date': None} if f.suffix == '.svg' else None)
+            files += fs; index[name] = dict(file=fs[0].name, doc=(FIGURES[name].__doc__ or '').strip())
     (out/'figures.json').write_text(json.dumps(dict(runs=len(runs), figures=index), indent=1) + '\n')
     return files

@@ -8,7 +8,7 @@ import json, math, os, re
 from types import SimpleNamespace
 from pathlib import Path
 import numpy as np
-from .results import load_runs, select, tasks_of, by_pe, by_device, device_of, pe_rank, pe_order, mean_std, failure_cause, ci95, pe_means, clip_k, long_rows
+from .results import load_runs, select, tasks_of, by_pe, by_device, device_of, pe_rank, pe_order, mean_std, failure_cause, ci95, pe_means, clip_k, long_rows, cached_runs
 from .kinds import KINDS, get_kind
 from .render import FORMATS, render
 from .context import num, pm, pmci, md_escape, md_table, ReportContext, _see, _first, _scalar_items, extra_test_sets, synthetic_trained, trained, sec_trained
@@ -660,6 +660,7 @@ def build_report(runs_dir:str|Path, # runs/<profile>
     if bad: raise ValueError(f"unknown format {bad[0]!r}: choose from {', '.join(map(repr, FORMATS))}")
     out_dir = Path(out_dir); out_dir.mkdir(parents=True, exist_ok=True)
     md = out_dir/'report.md'
-    md.write_text(report_markdown(ReportContext(runs_dir, figures_dir, out_dir, n_boot)), encoding='utf-8')
+    with cached_runs():   # the sections read the same run folders many times; they do not change meanwhile
+        md.write_text(report_markdown(ReportContext(runs_dir, figures_dir, out_dir, n_boot)), encoding='utf-8')
     root = os.path.commonpath([out_dir.resolve(), Path(figures_dir).resolve()])
     return dict(md=md, **render(md, formats, root=root))

@@ -4,18 +4,19 @@
 
 # %% ../nbs/10b_results.ipynb #a3426326
 from __future__ import annotations
-import json, math, re, warnings
+import hashlib, json, math, re, warnings
+from contextlib import contextmanager
 from pathlib import Path
 import numpy as np
 from .tasks import TASK_KINDS
 
 # %% auto #0
-__all__ = ['RUN_FILES', 'TIDY_COLUMNS', 'TIME_TARGETS', 'MEM_TARGETS', 'LONG_T', 'NoData', 'read_run', 'failure_cause',
-           'pe_order', 'pe_rank', 'run_dirs', 'load_runs', 'run_home', 'current_recipes', 'recipe_progress', 'select',
-           'task_rank', 'tasks_of', 'by_pe', 'device_of', 'by_device', 'mean_std', 'ci95', 'ci95_interval', 'pe_means',
-           'best_pe', 'metric_at', 'tidy', 'tidy_log', 'default_k', 'clip_k', 'sliding_at', 'sentence_stats',
-           'score_from_stats', 'bootstrap_scores', 't_pvalue', 'welch', 'boot_p', 'long_limits', 'pe_category',
-           'long_worst', 'bench_targets', 'targets_table', 'long_rows', 'mean_reciprocal_rank']
+__all__ = ['RUN_FILES', 'TIDY_COLUMNS', 'TIME_TARGETS', 'MEM_TARGETS', 'LONG_T', 'NoData', 'cached_runs', 'read_run',
+           'failure_cause', 'pe_order', 'pe_rank', 'run_dirs', 'load_runs', 'run_home', 'current_recipes',
+           'recipe_progress', 'select', 'task_rank', 'tasks_of', 'by_pe', 'device_of', 'by_device', 'mean_std', 'ci95',
+           'ci95_interval', 'pe_means', 'best_pe', 'metric_at', 'tidy', 'tidy_log', 'default_k', 'clip_k', 'sliding_at',
+           'sentence_stats', 'score_from_stats', 'bootstrap_scores', 't_pvalue', 'welch', 'boot_p', 'long_limits',
+           'pe_category', 'long_worst', 'bench_targets', 'targets_table', 'long_rows', 'mean_reciprocal_rank']
 
 # %% ../nbs/10b_results.ipynb #761c6c10
 class NoData(Exception):
@@ -35,7 +36,7 @@ def _read_obj(f:Path, bad:list):
     if not f.is_file(): return None   # replaced or removed while reading
     bad.append(f.name)
     warnings.warn(f"{f}: unreadable ({'truncated or corrupt JSON' if o is None else 'not a JSON object'}); {_IF_UNREADABLE[f.name]}",
-                  stacklevel=3)
+                  stacklevel=4)
     return None
 
 def _read_log(f:Path, bad:list) -> list[dict]:
@@ -49,14 +50,33 @@ def _read_log(f:Path, bad:list) -> list[dict]:
         else: n += 1
     if n:
         bad.append(f.name)
-        warnings.warn(f"{f}: {n} unreadable line(s) skipped (truncated or corrupt); the training curve lacks them", stacklevel=3)
+        warnings.warn(f"{f}: {n} unreadable line(s) skipped (truncated or corrupt); the training curve lacks them", stacklevel=4)
     return out
+
+_RUN_CACHE = None   # {(folder, log): record} while `cached_runs()` is active
+
+@contextmanager
+def cached_runs():
+    """Within this block `read_run` reads each run folder once and hands out copies of that record: for building a report
+    or a set of figures, which read the same runs many times and during which the runs do not change. Nested blocks share
+    the outer one's records; leaving the outermost forgets them."""
+    global _RUN_CACHE
+    if _RUN_CACHE is not None: yield; return
+    _RUN_CACHE = {}
+    try: yield
+    finally: _RUN_CACHE = None
 
 def read_run(d:str|Path, # a run folder
              log:bool=True, # also read its log.jsonl (the training curves)
             ) -> dict:
     "One run folder as a flat record: id, name, dir, profile, task, kind, pe, seed, status, config, metrics, error, log, unreadable."
-    d, bad = Path(d), []
+    if _RUN_CACHE is None: return _read_run(Path(d), log)
+    key = (str(d), log)
+    if key not in _RUN_CACHE: _RUN_CACHE[key] = _read_run(Path(d), log)
+    return dict(_RUN_CACHE[key])   # a copy: what a caller sets on its record stays with it
+
+def _read_run(d:Path, log:bool) -> dict:
+    bad = []
     cfg, met, err = _read_obj(d/'config.json', bad) or {}, _read_obj(d/'metrics.json', bad), _read_obj(d/'error.json', bad)
     m = re.match(r'(?P<task>.+?)__(?P<pe>.+?)__s(?P<seed>\d+)$', d.name)
     task = cfg.get('task') or (m and m['task'])
@@ -290,11 +310,22 @@ def sliding_at(run:dict, factor:int) -> float|None:
     return s[ls.index(factor * L)] if L and factor * L in ls and len(s) == len(ls) else None
 
 # %% ../nbs/10b_results.ipynb #cb1ddbde
-def _metric(name:str):
+def _metric(name:str, **kw):
     from sacrebleu.metrics import BLEU, CHRF
     metrics = {'bleu': BLEU, 'chrf': CHRF}
     if name not in metrics: raise ValueError(f"metric {name!r}: choose from {', '.join(map(repr, metrics))}")
-    return metrics[name]()
+    return metrics[name](**kw)
+
+_SCORERS = {}   # (metric, digest of the references) -> a sacrebleu metric holding them
+
+def _scorer(metric:str, refs:list[str]):
+    """A sacrebleu metric built with `refs` as its references (sacrebleu's `references=` option, which tokenises them once):
+    every run scored on one test set shares them. Keyed by the references' content; the 16 most recent sets are kept."""
+    key = (metric, len(refs), hashlib.sha256('\n'.join(refs).encode('utf-8')).hexdigest())
+    if key not in _SCORERS:
+        while len(_SCORERS) >= 16: _SCORERS.pop(next(iter(_SCORERS)))
+        _SCORERS[key] = _metric(metric, references=[refs])
+    return _SCORERS[key]
 
 def _read_lines(p:Path) -> list[str]: return Path(p).read_text(encoding='utf-8').rstrip('\n').split('\n')
 
@@ -304,7 +335,7 @@ def sentence_stats(run:dict, metric:str='bleu', decode:str='beam') -> np.ndarray
     if not (h.is_file() and r.is_file()): return None
     hyps, refs = _read_lines(h), _read_lines(r)
     if len(hyps) != len(refs): return None
-    return np.array(_metric(metric)._extract_corpus_statistics(hyps, [refs]), dtype=np.float64)
+    return np.array(_scorer(metric, refs)._extract_corpus_statistics(hyps, None), dtype=np.float64)
 
 def score_from_stats(metric:str, stats:np.ndarray) -> float:
     "The corpus score from summed sufficient statistics."
@@ -433,17 +464,21 @@ def targets_table(res:dict, kind:str='lm', **kw) -> str:
 
 # %% ../nbs/10b_results.ipynb #1a63ebfc
 def long_rows(res:dict) -> tuple[list, list]: # the JSON of `posenc bench --long`
-    "Header and rows (strings) of the long-context table: the window's time and memory (÷ none), ms per decoded token at each position, and its growth."
+    """Header and rows (strings) of the long-context table: the window's time and memory (÷ none), ms per decoded token at each position, and its growth;
+    with several rounds (`reps`), the window time's spread over them ((max − min) ÷ median)."""
     P = res['settings']['positions']
     f = lambda v, fmt: '—' if v is None else format(v, fmt)
     dec = {(x['pe'], x['position']): x['ms_per_token'] for x in res.get('decode') or []}
     header = ['encoding', 'window T', 's', '× none', 'peak MB', 'memory × none'] + [f'ms/token at {p:,}' for p in P] \
              + [f'{P[-1]:,} ÷ {P[0]:,}' if P else 'growth']
+    sp = (res['settings'].get('reps') or 1) > 1
+    if sp: header.insert(3, 'spread')
     rows = []
     for r in res.get('eval') or []:
         ms = [dec.get((r['pe'], p)) for p in P]
         head = [r['pe'], f"{r['T']:,}", r['error'], '—', '—', '—'] if 'error' in r else \
                [r['pe'], f"{r['T']:,}", f"{r['s']:.2f}", f(r.get('time_ratio'), '.2f'), f"{r['peak_mb']:.0f}", f(r.get('mem_ratio'), '.2f')]
+        if sp: head.insert(3, '—' if 'error' in r or r.get('s_spread') is None else f"{100 * r['s_spread']:.0f} %")
         rows.append(head + [f(m, '.1f') for m in ms] + [f(ms[-1] / ms[0] if P and ms[0] and ms[-1] else None, '.2f')])
     return header, rows
 

@@ -192,7 +192,7 @@ def test_killed_client_stops_its_runs(cluster, toy, tmp_path):
 
 def test_bad_scheduler_address_fails_at_once(tmp_path):
     r = subprocess.run(POSENC + ['sweep', '--profile', 'smoke', '--tasks', 'copy', '--pes', 'rope', '--runs-dir', str(tmp_path),
-                                 '--scheduler', 'tcp://127.0.0.1:1'], capture_output=True, text=True, env=ENV, timeout=60)
+                                 '--scheduler', 'tcp://127.0.0.1:1'], capture_output=True, text=True, env=ENV, timeout=600)
     assert r.returncode == 1 and 'posenc sweep: no Dask scheduler answers at tcp://127.0.0.1:1' in r.stderr, r.stderr
     assert not list(tmp_path.glob('copy__*'))
 
