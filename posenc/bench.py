@@ -342,10 +342,17 @@ def plot_long(res:dict, path:str=None):
     ev = [r for r in res['eval'] if 'time_ratio' in r]
     fig, (a, b) = plt.subplots(1, 2, figsize=(max(12, 0.7 * len(ev) + 6), 4.5))
     xs = range(len(ev))
-    a.bar([x - 0.2 for x in xs], [r['time_ratio'] for r in ev], 0.4, label='time ÷ none')
+    none = next((r for r in res['eval'] if r['pe'] == 'none'), {})
+    def span(r):   # the lowest and highest per-round time ratio, where every round of both was measured
+        b, s = none.get('s_reps') or [], r.get('s_reps') or []
+        q = [x / y for x, y in zip(s, b)] if b and len(b) == len(s) else [r['time_ratio']]
+        return r['time_ratio'] - min(q), max(q) - r['time_ratio']
+    a.bar([x - 0.2 for x in xs], [r['time_ratio'] for r in ev], 0.4, yerr=list(zip(*map(span, ev))) or None, capsize=2,
+          error_kw=dict(lw=0.8), label='time ÷ none' + (' (whiskers: lowest and highest round)' if none.get('s_reps') else ''))
     a.bar([x + 0.2 for x in xs], [r['mem_ratio'] for r in ev], 0.4, label='peak memory ÷ none')
     a.axhline(1, color='k', lw=0.8); a.set_xticks(list(xs), [r['pe'] for r in ev], rotation=45, ha='right')
-    a.set_yscale('log'); a.legend(fontsize=8); a.set_title(f"scoring one window of {res['settings']['T_eval']:,} tokens")
+    a.set_yscale('log'); a.yaxis.set_major_formatter(lambda v, _: f'{v:g}×'); a.yaxis.set_minor_formatter(lambda v, _: f'{v:g}×' if v in (2, 3, 4, 6) else '')
+    a.legend(fontsize=8); a.set_title(f"scoring one window of {res['settings']['T_eval']:,} tokens")
     cmap = plt.get_cmap('tab20')
     for i, pe in enumerate(res['settings']['pes']):
         d = sorted((x for x in res['decode'] if x['pe'] == pe), key=lambda x: x['position'])
