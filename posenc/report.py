@@ -318,7 +318,10 @@ def _bench_long(ctx:ReportContext, d:Path, tag:str, slug:str) -> list[str]:
     b = json.loads(f.read_text()); S = b.get('settings') or {}; P = S.get('positions') or []
     out = [f"Long contexts on the same machine (`posenc bench --long`, `runs/bench/{tag}/long.json`): a random-weight LM "
            f"({S.get('d_model')} × {S.get('n_layers')} layers) scores one window of {S.get('T_eval', 0):,} tokens without gradients, "
-           f"and decodes one token at a time with {', '.join(f'{p:,}' for p in P)} tokens in its cache.\n",
+           f"and decodes one token at a time with {', '.join(f'{p:,}' for p in P)} tokens in its cache"
+           + (f"; {S['reps']} rounds, each visiting the schemes in a fresh random order: a time is the median over the rounds, "
+              "× none the median of the per-round ratios, and spread the range of a scheme's window time over the rounds ÷ its "
+              "median.\n" if (S.get('reps') or 1) > 1 else ".\n"),
            md_table(*long_rows(b),
                     f"One window of {S.get('T_eval', 0):,} tokens scored (time, and resident memory above the model's) and cached "
                     f"decoding's time per token at each position, benchmark {tag}.", f'bench-{slug}-long')]
