@@ -191,6 +191,8 @@ def test_killed_client_stops_its_runs(cluster, toy, tmp_path):
 
 
 def test_bad_scheduler_address_fails_at_once(tmp_path):
+    # the connection is refused at once (the client's own limit is 10 s); the limit here only stops a hang, and leaves room
+    # for Python and torch to start on a machine whose cores are busy (60 s was not enough there)
     r = subprocess.run(POSENC + ['sweep', '--profile', 'smoke', '--tasks', 'copy', '--pes', 'rope', '--runs-dir', str(tmp_path),
                                  '--scheduler', 'tcp://127.0.0.1:1'], capture_output=True, text=True, env=ENV, timeout=600)
     assert r.returncode == 1 and 'posenc sweep: no Dask scheduler answers at tcp://127.0.0.1:1' in r.stderr, r.stderr
