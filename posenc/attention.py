@@ -61,7 +61,8 @@ def add_masks(*ms):
 class KVCache:
     """Keys and values of every layer for incremental decoding. A self-attention layer's keys and values live in one
     buffer (2, B, H, capacity, dh) that doubles when full, so that a decoding step writes its position in place instead
-    of copying every earlier one (`append`); `part['k']` and `part['v']` are views of the positions filled."""
+    of copying every earlier one (`append`); `part['k']` and `part['v']` are views of the positions filled. A per-key
+    tensor kept beside them (a scheme's key-side terms, `extend`) has a buffer of its own, `part['_' + name]`."""
     def __init__(self, n_layers:int):
         self.layers = [dict(self={}, cross={}) for _ in range(n_layers)]
     @property
@@ -84,15 +85,34 @@ class KVCache:
         buf[0, :, :, n:n + t], buf[1, :, :, n:n + t] = k, v
         part['k'], part['v'] = buf[0, :, :, :n + t], buf[1, :, :, :n + t]
         return (k, v) if n == 0 else (part['k'], part['v'])   # a prompt attends its own (contiguous) keys, as without a cache
+    @staticmethod
+    def extend(part:dict, name:str, x:torch.Tensor): # a layer's self-attention part; what the new keys add, (B, H, T, …)
+        "Add x after the keys' `part[name]` (grown in place like `append`, in a buffer `part['_' + name]`); returns every key's."
+        if torch.is_grad_enabled() and x.requires_grad:
+            part.pop('_' + name, None); part[name] = x = torch.cat([part[name], x], 2) if name in part else x
+            return x
+        n, t, buf = (part[name].shape[2] if name in part else 0), x.shape[2], part.get('_' + name)
+        if buf is None or n + t > buf.shape[2] or buf.shape[:2] != x.shape[:2] or buf.shape[3:] != x.shape[3:] or buf.dtype != x.dtype:
+            buf = x.new_empty(*x.shape[:2], max(2 * (n + t), 64), *x.shape[3:])
+            if n: buf[:, :, :n] = part[name]
+            part['_' + name] = buf
+        buf[:, :, n:n + t] = x
+        part[name] = buf[:, :, :n + t]
+        return part[name]
     def reorder(self, idx:torch.Tensor):
         "Keep batch rows `idx` (in that order) of every cached tensor."
         for layer in self.layers:
             for part in layer.values():
-                if '_buf' in part:
-                    n = part['k'].shape[2]; part['_buf'] = b = part['_buf'].index_select(1, idx)
-                    part['k'], part['v'] = b[0, :, :, :n], b[1, :, :, :n]
-                else:
-                    for key, t in part.items(): part[key] = t.index_select(0, idx)
+                for key in [key for key in part if key.startswith('_')]:   # buffers, and the views of them
+                    name = key[1:]
+                    if key == '_buf':
+                        n = part['k'].shape[2]; part['_buf'] = b = part['_buf'].index_select(1, idx)
+                        part['k'], part['v'] = b[0, :, :, :n], b[1, :, :, :n]
+                    else:
+                        n = part[name].shape[2]; part[key] = b = part[key].index_select(0, idx); part[name] = b[:, :, :n]
+                viewed = {'k', 'v'} if '_buf' in part else set()
+                for key in [key for key in part if not key.startswith('_') and key not in viewed and '_' + key not in part]:
+                    part[key] = part[key].index_select(0, idx)
         return self
     def __repr__(self): return f"KVCache(layers={len(self.layers)}, off={self.off})"
 
@@ -143,10 +163,24 @@ def last_softmax(s:torch.Tensor) -> torch.Tensor:
         return _RowSoftmax.apply(s)
     return s.softmax(-1)
 
-def _pe_terms(pe, q, k, q_off, k_off, layer):
-    "The scheme's clipped q-side terms, key-side terms and dense q·k bias (each None when it has none)."
+def _pe_terms(pe, q, k, q_off, k_off, layer, cache=None):
+    """The scheme's clipped q-side terms, key-side terms and dense q·k bias (each None when it has none). With a
+    self-attention cache, the key-side terms of the keys already there are read from it: only the new keys' are computed
+    (a key's terms depend on that key alone), so a decoding step costs the same at any position."""
     if pe is None: return None, None, None
-    return pe.clipped_terms(q, layer), pe.key_terms(k, layer), pe.qk_bias(q, k, q_off, k_off, layer)
+    return pe.clipped_terms(q, layer), _key_terms(pe, k, layer, cache, q.shape[2]), pe.qk_bias(q, k, q_off, k_off, layer)
+
+def _key_terms(pe, k, layer, cache, new):
+    "`pe.key_terms` of every key in k, its last `new` the ones just added to `cache` (or None: no cache)."
+    if cache is None: return pe.key_terms(k, layer)
+    n = k.shape[2] - new
+    old = cache.get('kr')
+    if n == 0 or old is None or old.shape[2] != n:           # the prompt, or a cache without the terms of its keys
+        cache.pop('kr', None); cache.pop('_kr', None)
+        kr = pe.key_terms(k, layer)
+        return kr if kr is None else KVCache.extend(cache, 'kr', kr)
+    kr = pe.key_terms(k[:, :, n:], layer)
+    return kr if kr is None else KVCache.extend(cache, 'kr', kr)
 
 class MultiHeadAttention(nn.Module):
     "Multi-head attention whose positional terms come from a `PosEnc` scheme; self- or cross-attention."
@@ -251,6 +285,8 @@ def forward(self:MultiHeadAttention, x:torch.Tensor, # queries' input (B, Tq, D)
             rows:Rows=None): # x holds only these real rows of a (B, Tq) batch, as (N, D) (see `Rows`)
     "Attend; returns (B, Tq, D), or (N, D) with `rows`."
     q, k, v, k_off = self._qkv(x, pe, layer, q_off, memory, cache, rows)
+    if key_pad is not None and key_pad.device.type == 'cpu' and bool(key_pad.all()):
+        key_pad = None   # no key is padding: no mask to add (the same sums), and the paths that need none stay open
     Tq, Tk = q.shape[2], k.shape[2]
     need_causal = causal and not (Tq == 1 and q_off + 1 >= k_off + Tk)   # one new query sees every cached key
     p_drop = self.dropout if self.training else 0.
@@ -259,7 +295,7 @@ def forward(self:MultiHeadAttention, x:torch.Tensor, # queries' input (B, Tq, D)
             and self.path(q, causal=causal_self, p_drop=p_drop, own=True) == 'scheme' \
             and (o := pe.attend(q, k, v, layer)) is not None:          # None: not in this layer (a schedule's)
         return self._out(o, rows)
-    terms, kr, qkb = _pe_terms(pe, q, k, q_off, k_off, layer)
+    terms, kr, qkb = _pe_terms(pe, q, k, q_off, k_off, layer, None if self.cross else cache)
     qr, av = terms if terms is not None else (None, None)
     if qr is not None and kr is not None and qr.shape[-1] != kr.shape[-1]:
         raise ValueError(f"{pe.name}: clipped_terms and key_terms must clip at the same distance, got "

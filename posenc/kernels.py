@@ -42,6 +42,20 @@ def _toeplitz_rows(tvec, Tq, r0, r1, n, out):
     rev = tvec.as_strided((H, r1 - r0, n), (N, 1, 1), tvec.storage_offset() + Tq - r1)   # rows r1−1, …, r0
     return torch.index_select(rev, 1, torch.arange(r1 - r0 - 1, -1, -1, device=tvec.device), out=out)
 
+STRIDED_ROWS = 256   # query rows a call of the flash kernel under a Toeplitz bias read in place (nothing written: larger blocks pay)
+
+def _toeplitz_view(tvc, Tq, r0, r1, n):
+    """Rows r1 − 1, …, r0 (reversed), keys :n of the Toeplitz matrix of `tvc` (H, Tq+Tk−1, contiguous) as a (1, H, r1 − r0, n)
+    view of the vector itself: entry (a, j) is tvc[Tq − r1 + a + j], so both strides are positive and nothing is written."""
+    H, N = tvc.shape
+    return tvc.as_strided((1, H, r1 - r0, n), (H * N, N, 1, 1), tvc.storage_offset() + Tq - r1)
+
+def _masked_vector(tvec, Tq, causal, d0):
+    "A contiguous copy of the Toeplitz vector with −∞ at every distance a causal query must not see (j − i > −d0)."
+    tvc = tvec.contiguous() if not causal else tvec.clone(memory_format=torch.contiguous_format)
+    if causal: tvc[:, max(0, Tq - d0):] = float('-inf')
+    return tvc
+
 def _add_terms(s, blk, bias, rel, mask, causal, d0, K, krel=None, tvec=None, Tq=None, fresh=False, rw=None):
     "Add the additive logit terms of one block of rows to s (B|1, H|1, c, n), in place (`fresh`: s holds garbage)."
     r0, r1, n, cm0, jl, jr = blk
@@ -98,8 +112,16 @@ def _kernel_grads(do, q, k, v, o, lse, bias, tvec, rel, krel, mask, causal, d0, 
     if rel is not None or krel is not None: return None     # (a block's mask is cheap to rebuild; rel's gathers are not)
     dq, dk, dv = torch.empty_like(q), torch.zeros_like(k), torch.zeros_like(v)
     tv = _heads_like(tvec, rw)
+    tvc = _masked_vector(tvec, Tq, causal, d0) if tvec is not None and all(t is None for t in (bias, mask, rw)) else None
+    if tvc is not None: plan = _plan(B, H, Tq, k.shape[2], d0, K, causal, STRIDED_ROWS * B * H * k.shape[2])
     for blk in plan:
         r0, r1, n, cm0, jl, jr = blk
+        if tvc is not None:   # as the forward: the bias a view of its vector, the block's rows reversed
+            rv = lambda t: t[:, :, r0:r1].flip(2)
+            gq, gk, gv = _flash_cpu_bwd(rv(do), rv(q), k[:, :, :n], v[:, :, :n], rv(o), rv(lse), 0., False,
+                                        attn_mask=_toeplitz_view(tvc, Tq, r0, r1, n), scale=scale)
+            dq[:, :, r0:r1] = gq.flip(2); dk[:, :, :n] += gk; dv[:, :, :n] += gv
+            continue
         m = None
         if any(t is not None for t in (bias, tvec, mask, rw)) or (causal and cm0 < n):
             m = _add_terms(_scratch('m', _mask_shape(B, H, r1 - r0, n, bias, tv, mask), q), blk, bias, None,
@@ -197,8 +219,16 @@ class _FusedAttention(torch.autograd.Function):
             blocks = []
         else: blocks = plan
         tv = _heads_like(tvec, rw)
+        tvc = (_masked_vector(tvec, Tq, causal, d0) if tvec is not None and not need_w
+               and all(t is None for t in (bias, rel, krel, mask, rw)) else None)
+        if tvc is not None and blocks: blocks = _plan(B, H, Tq, Tk, d0, K, causal, STRIDED_ROWS * B * H * Tk)
         for blk in blocks:
             r0, r1, n, cm0, jl, jr = blk
+            if tvc is not None:   # the bias and the causal mask read from the vector itself (the block's rows reversed)
+                oc, lc = _flash_cpu(q[:, :, r0:r1].flip(2), k[:, :, :n], v[:, :, :n], 0., False,
+                                    attn_mask=_toeplitz_view(tvc, Tq, r0, r1, n), scale=scale)
+                o[:, :, r0:r1], lse[:, :, r0:r1] = oc.flip(2), lc.flip(2)
+                continue
             m = None
             if any(t is not None for t in (rel, krel, bias, tvec, mask, rw)) or (causal and cm0 < n):
                 m = _add_terms(_scratch('m', _mask_shape(B, H, r1 - r0, n, rel, krel, bias, tv, mask), q), blk, bias, rel,
