@@ -288,6 +288,25 @@ class _KeyBiasAttention(torch.autograd.Function):
     def _keys(ka, x, r0, r1):   # the extra key column of block r0:r1, keys 0 … r1 − 1: x_j − x_{r0} (a constant per row)
         ka[..., :r1, -1] = x[..., :r1] - x[..., r0:r0 + 1]
     @staticmethod
+    def _masked_grads(do, q, k, v, a, x, o, lse, c):
+        """dq, dk, dv when x needs no gradient (ALiBi): the term of each key a mask that repeats down the rows (stride 0),
+        read in place by the kernel's backward at the head size of q (the extra column costs the backward a quarter more)."""
+        B, H, T, d = q.shape; scale = d ** -0.5
+        dq, dk, dv = torch.empty_like(q), torch.zeros_like(k), torch.zeros_like(v)
+        for r0 in range(0, T, c):
+            r1 = min(T, r0 + c); rows = slice(r0, r1)
+            t = a.to(q.dtype)[:, None] * (x[..., :r1] - x[..., r0:r0 + 1]).to(q.dtype)       # (…, H, r1): a_h·(x_j − x_{r0})
+            m = t.reshape((1,) * (3 - t.dim()) + tuple(t.shape)).unsqueeze(-2).expand(-1, -1, r1 - r0, -1)
+            args = (do[:, :, rows], q[:, :, rows])
+            gq, gk, gv = _flash_cpu_bwd(*args, k[:, :, rows], v[:, :, rows], o[:, :, rows], lse[:, :, rows], 0., True,
+                                        attn_mask=m[..., r0:r1], scale=scale)
+            dq[:, :, rows] = gq; dk[:, :, rows] += gk; dv[:, :, rows] += gv
+            if r0:
+                gq, gk, gv = _flash_cpu_bwd(*args, k[:, :, :r0], v[:, :, :r0], o[:, :, rows], lse[:, :, rows], 0., False,
+                                            attn_mask=m[..., :r0], scale=scale)
+                dq[:, :, rows] += gq; dk[:, :, :r0] += gk; dv[:, :, :r0] += gv
+        return dq, dk, dv
+    @staticmethod
     def forward(ctx, q, k, v, a, x, c):
         B, H, T, d = q.shape
         qa, ka, va = _KeyBiasAttention._wide(q, k, v, a)
@@ -304,6 +323,7 @@ class _KeyBiasAttention(torch.autograd.Function):
     def backward(ctx, do):
         q, k, v, a, x, o, lse = ctx.saved_tensors
         B, H, T, d = q.shape
+        if not ctx.needs_input_grad[4]: return (*_KeyBiasAttention._masked_grads(do.contiguous(), q, k, v, a, x, o, lse, ctx.c), None, None, None)
         qa, ka, va = _KeyBiasAttention._wide(q, k, v, a)
         oa, doa = F.pad(o, (0, 1)), F.pad(do.contiguous(), (0, 1))   # the extra value column is zero, so is its output
         dq, dk, dv = torch.empty_like(q), q.new_zeros(B, H, T, d + 1), torch.zeros_like(v)
