@@ -42,6 +42,7 @@ def _toeplitz_rows(tvec, Tq, r0, r1, n, out):
     rev = tvec.as_strided((H, r1 - r0, n), (N, 1, 1), tvec.storage_offset() + Tq - r1)   # rows r1−1, …, r0
     return torch.index_select(rev, 1, torch.arange(r1 - r0 - 1, -1, -1, device=tvec.device), out=out)
 
+SMALL_ROWS = 16      # at most this many query rows and no gradient (a decoding step): Shaw's masses from the weights written out
 STRIDED_ROWS = 256   # query rows a call of the flash kernel under a Toeplitz bias read in place (nothing written: larger blocks pay)
 
 def _toeplitz_view(tvc, Tq, r0, r1, n):
@@ -211,7 +212,8 @@ class _FusedAttention(torch.autograd.Function):
         plan = _plan(B, H, Tq, Tk, d0, K, causal, chunk)
         o, lse = q.new_empty(B, H, Tq, d), q.new_empty(B, H, Tq)
         w = q.new_zeros(B, H, Tq, R) if need_w else None
-        if need_w: qa, ka, va = F.pad(q, (0, 2)), F.pad(k, (0, 2)), F.pad(v, (0, 2))   # room for the two mass columns
+        small = need_w and Tq <= SMALL_ROWS and not any(ctx.needs_input_grad)   # decoding: a few rows' weights written out
+        if need_w and not small: qa, ka, va = F.pad(q, (0, 2)), F.pad(k, (0, 2)), F.pad(v, (0, 2))   # room for the two mass columns
         single = (bias is not None and tvec is None and rel is None and krel is None and not need_w and causal
                   and d0 == 0 and Tq == Tk)
         if single:   # one kernel call, causal masking (and skipping of the blocks above the diagonal) inside it
@@ -233,7 +235,14 @@ class _FusedAttention(torch.autograd.Function):
             if any(t is not None for t in (rel, krel, bias, tvec, mask, rw)) or (causal and cm0 < n):
                 m = _add_terms(_scratch('m', _mask_shape(B, H, r1 - r0, n, rel, krel, bias, tv, mask), q), blk, bias, rel,
                                mask, causal, d0, K, krel, tvec, Tq, fresh=True, rw=rw)
-            if need_w:
+            if small:   # (no padded copy of every key and value at each step)
+                s = torch.matmul(q[:, :, r0:r1], k[:, :, :n].transpose(-1, -2)).mul_(scale)
+                if m is not None: s += m
+                lc = torch.logsumexp(s, -1); p = s.sub_(lc.unsqueeze(-1)).exp_()
+                o[:, :, r0:r1] = torch.matmul(p, v[:, :, :n])
+                w[:, :, r0:r1, 0], w[:, :, r0:r1, R - 1] = p[..., :jl].sum(-1), p[..., jr:].sum(-1)
+                if jr > jl: w[:, :, r0:r1].scatter_add_(-1, _dist_index(r0, r1, jl, jr, d0, K, q.device).expand(B, H, -1, -1), p[..., jl:jr])
+            elif need_w:
                 va[..., d].zero_(); va[..., :jl, d] = 1; va[..., d + 1].zero_(); va[..., jr:n, d + 1] = 1
                 oc, lc = _flash_cpu(qa[:, :, r0:r1], ka[:, :, :n], va[:, :, :n], 0., False, attn_mask=m, scale=scale)
                 o[:, :, r0:r1] = oc[..., :d]
