@@ -533,10 +533,10 @@ def far_from(didx:torch.Tensor, T:int) -> tuple[int, int]:
     return int((~same).sum()), far
 
 LINEAR_ROWS = 256     # query rows a block of `_KeyBiasAttention`
-LINEAR_MIN_T = 1536   # from this length on (training step of the bench LM, one thread: 4% slower at 1,024, 10% faster at 2,048)
+LINEAR_MIN_T = float('inf')   # ALiBi's own route: never (the fused path, its bias read in place, was faster from 1,024 to 8,192)
 KEY_BIAS_MIN_T = 0    # a term per key (FoX): bench LM, one thread, 1.24 → 1.23× none at T = 128, 1.62 → 1.10 at 512, 3.59 → 1.30 at 4,096
 FAR_ROWS = 128        # query rows a block of `_FarBiasAttention` (one attention call at T = 2,048 and 4,096: 128 beat 64 and 256)
-FAR_MIN_T = 1536      # T5's buckets: slower than the fused path at T = 512 (2.08 against 1.26× none, one call), level at 1,024
+FAR_MIN_T = 1536      # T5's buckets, training: slower than the fused path at T = 1,024, faster from 2,048 (forward alone: never)
 REL_MIN_T = 1024      # clipped relative terms (XL, DeBERTa, Shaw): one attention call at T = 512 level with the fused path, faster from 1,024
 FAR_MAX_D = 1024      # the band a block writes out is at most FAR_ROWS × (FAR_MAX_D + FAR_ROWS)
 
@@ -559,7 +559,7 @@ def fused_attention(q:torch.Tensor, k:torch.Tensor, v:torch.Tensor, # (B,H,Tq,d)
     if q.device.type != 'cpu': raise ValueError(f"fused_attention runs on the CPU flash kernel; got a tensor on {q.device}")
     tvec = getattr(bias, 'toeplitz', None) if bias is not None else None
     bk = getattr(bias, 'buckets', None) if tvec is not None else None   # (table (H, n), diagonal → entry): T5
-    if (bk is not None and causal and q_off == k_off and q.shape[2] == k.shape[2] >= FAR_MIN_T and rel is None and krel is None
+    if (bk is not None and torch.is_grad_enabled() and bk[0].requires_grad and causal and q_off == k_off and q.shape[2] == k.shape[2] >= FAR_MIN_T and rel is None and krel is None
             and mask is None and not need_w and q.dtype in (torch.float32, torch.float64) and (fd := far_from(bk[1], q.shape[2]))[0] <= FAR_MAX_D):
         return _FarBiasAttention.apply(q.contiguous(), k.contiguous(), v.contiguous(), bk[0], bk[1], fd[1], fd[0], FAR_ROWS)
     if tvec is not None: bias, tvec = None, tvec.to(q.dtype).contiguous()     # rows built per block from the vector
