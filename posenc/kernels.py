@@ -533,10 +533,10 @@ def far_from(didx:torch.Tensor, T:int) -> tuple[int, int]:
     return int((~same).sum()), far
 
 LINEAR_ROWS = 256     # query rows a block of `_KeyBiasAttention`
-LINEAR_MIN_T = float('inf')   # ALiBi's own route: never (the fused path, its bias read in place, was faster from 1,024 to 8,192)
+LINEAR_MIN_T = float('inf')   # ALiBi's own route: never (forward: the fused path faster at 1,024–8,192; with the backward, level)
 KEY_BIAS_MIN_T = 0    # a term per key (FoX): bench LM, one thread, 1.24 → 1.23× none at T = 128, 1.62 → 1.10 at 512, 3.59 → 1.30 at 4,096
 FAR_ROWS = 128        # query rows a block of `_FarBiasAttention` (one attention call at T = 2,048 and 4,096: 128 beat 64 and 256)
-FAR_MIN_T = 1536      # T5's buckets, training: slower than the fused path at T = 1,024, faster from 2,048 (forward alone: never)
+FAR_MIN_T = 1536      # T5's buckets, training: level with the fused path at T = 1,024, faster from 2,048 (forward alone: never)
 REL_MIN_T = 1024      # clipped relative terms (XL, DeBERTa, Shaw): one attention call at T = 512 level with the fused path, faster from 1,024
 FAR_MAX_D = 1024      # the band a block writes out is at most FAR_ROWS × (FAR_MAX_D + FAR_ROWS)
 
