@@ -166,20 +166,17 @@ def last_softmax(s:torch.Tensor) -> torch.Tensor:
 def _pe_terms(pe, q, k, q_off, k_off, layer, cache=None):
     """The scheme's clipped q-side terms, key-side terms and dense q·k bias (each None when it has none). With a
     self-attention cache, the key-side terms of the keys already there are read from it: only the new keys' are computed
-    (a key's terms depend on that key alone), so a decoding step costs the same at any position."""
+    (a key's terms depend on that key alone), not every earlier key's again."""
     if pe is None: return None, None, None
     return pe.clipped_terms(q, layer), _key_terms(pe, k, layer, cache, q.shape[2]), pe.qk_bias(q, k, q_off, k_off, layer)
 
 def _key_terms(pe, k, layer, cache, new):
     "`pe.key_terms` of every key in k, its last `new` the ones just added to `cache` (or None: no cache)."
     if cache is None: return pe.key_terms(k, layer)
-    n = k.shape[2] - new
-    old = cache.get('kr')
-    if n == 0 or old is None or old.shape[2] != n:           # the prompt, or a cache without the terms of its keys
-        cache.pop('kr', None); cache.pop('_kr', None)
-        kr = pe.key_terms(k, layer)
-        return kr if kr is None else KVCache.extend(cache, 'kr', kr)
-    kr = pe.key_terms(k[:, :, n:], layer)
+    n, old = k.shape[2] - new, cache.get('kr')
+    if n and old is not None and old.shape[2] == n: k = k[:, :, n:]   # the earlier keys' terms are in the cache
+    else: cache.pop('kr', None); cache.pop('_kr', None)               # the prompt, or a cache without the terms of its keys
+    kr = pe.key_terms(k, layer)
     return kr if kr is None else KVCache.extend(cache, 'kr', kr)
 
 class MultiHeadAttention(nn.Module):
