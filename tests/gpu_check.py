@@ -120,6 +120,8 @@ def cache_check(model, kind, src, tgt, name):
     check(name, err <= 1e-4, f"cached decoding vs full forward rel err {err:.2e} > 1e-4")
     return err
 
+def fmt(r): return f"{r[0]:20s} {r[1]:5d} " + ' '.join(f"{x:9.2e}" for x in r[2:7]) + f" {r[7]:7.3f} {r[8]:7.3f} {r[9]:6.1f}"
+
 t_start = time.time()
 print(f"torch {torch.__version__}, {torch.cuda.get_device_name(0) if dev == 'cuda' else 'CPU'}, FlexAttention: {A.FLEX_AVAILABLE}", flush=True)
 for pe in (sys.argv[1:] or pe_names()):          # optional: only the encodings named on the command line
@@ -154,11 +156,11 @@ for pe in (sys.argv[1:] or pe_names()):          # optional: only the encodings 
         except Exception as e:
             failures.append(f"{name}: {type(e).__name__}: {str(e)[:300]}")
             rows.append((name, -1) + (float('nan'),) * 7 + (time.time() - t0,))
+        print(fmt(rows[-1]) + f"   ({len(failures)} failure(s) so far)", flush=True)   # a stopped run keeps its rows
 
 print(f"\n{'encoding/kind':20s} {'flex':>5s} {'cache':>9s} {'out32':>9s} {'grad32':>9s} {'out16':>9s} {'grad16':>9s} "
       f"{'loss0':>7s} {'loss5':>7s} {'s':>6s}")
-for r in rows:
-    print(f"{r[0]:20s} {r[1]:5d} " + ' '.join(f"{x:9.2e}" for x in r[2:7]) + f" {r[7]:7.3f} {r[8]:7.3f} {r[9]:6.1f}")
+for r in rows: print(fmt(r))
 print(f"\n'flex': FlexAttention calls during the cache check and the float32 flex pass (0: the scheme has no logit terms, or Shaw's value term). "
       f"Errors are max |Δ| / max |reference|; grad16 is flex against explicit, and a bf16 gradient fails only where flex is "
       f"further than the explicit path from the float32 gradient (bf16_grads). Total {time.time() - t_start:.0f} s.")
