@@ -53,7 +53,7 @@ elif [ "$phase" = bench ]; then
   (( $(left) > 40 )) && check $(( $(left) - 10 ))
 elif [ "$phase" = all ]; then
   for kind in lm seq2seq; do    # the timings first, with nothing else on the GPU; each kind's JSON is written row by row
-    if [ $kind = lm ]; then cap=$(( budget * 2 / 5 )); else cap=$(( budget / 4 )); fi
+    if [ $kind = lm ]; then cap=$(( budget / 2 )); else cap=$(( budget / 5 )); fi
     timeout $cap python3 -m posenc.cli bench --device cuda --kinds $kind --lengths 2048 4096 --tokens 16384 --reps 5 \
       --no_xt --no_decode --out "$OUT/bench-$kind.json" --figure /tmp/bench-$kind.png > "$OUT/bench-$kind.log" 2>&1
     echo "bench $kind: exit $? (124: stopped at $cap s)"; grep -A40 '^## .*targets' "$OUT/bench-$kind.log" | head -45
