@@ -423,6 +423,7 @@ def bench(out:str=None, # the JSON file (default: runs/bench/<machine>/bench.jso
         print('\n' + b.long_table(res) + f"\n\nwrote {out} and {figure} in {res['wall_s']:.0f} s")
         return 0
     if merge:
+        tag = b.machine_tag(json.load(open(merge[0]))['machine'])   # the machine that ran them, not this one
         out, figure = out or f'runs/bench/{tag}/bench.json', figure or f'figures/bench/{tag}.png'
         res = b.merge_runs(merge, out); b.plot_bench(res, figure)
         b.print_tables(res)
