@@ -7,16 +7,20 @@
 #                                             # runs/full/recipe-2/), 12 side by side, stopped at SECONDS − 75
 #   bash tools/gpu_session.sh bench SECONDS   # posenc bench --device cuda at T = 2,048 and 4,096 (bf16), then
 #                                             # tests/gpu_check.py in what is left
-#   bash tools/gpu_session.sh all SECONDS     # the bench, one model kind at a time (bench-lm.json, bench-seq2seq.json:
-#                                             # merge them with `posenc bench --merge`), alone on the GPU; then
-#                                             # tests/gpu_check.py alone, then europarl's base runs (as `base`)
+#   bash tools/gpu_session.sh profile SECONDS # tools/profile_step.py at T = 4,096: each slow scheme's CUDA kernels
+#   bash tools/gpu_session.sh all SECONDS     # the profile (a sixth of the time); the bench, one model kind at a
+#                                             # time (bench-lm.json, bench-seq2seq.json: join them with `posenc bench
+#                                             # --merge`), alone on the GPU; tests/gpu_check.py alone; then europarl's
+#                                             # base runs (as `base`) if 300 s are left
 #
 # Measured on an H200 (2026-11-27): 8 mt-budget4x runs side by side train their 6,000 steps in 360–380 s (about 62 ms
 # a step each, 130 steps/s together: the GPU is the limit, not the 16 cores), then each needs about a minute to start
 # and to decode its test sets, so give `train` at least 480 s; tests/gpu_check.py takes about 245 s. On 2026-11-28 (`all
-# 560`): the LM bench took 125 s, but on torch's unfused fallback past dynamo's recompile limit (since raised, see
-# runs/dev-notes-speed/gpu-h200-recompile-limit/), so expect longer with every graph compiled; twelve europarl runs at
-# recipe 2 side by side took 240–264 s each, evaluation included; gpu_check beside them did not finish in 272 s.
+# 560`, 12ca19a): the LM bench took 125 s, but on torch's unfused fallback past dynamo's recompile limit (since raised,
+# see runs/dev-notes-speed/gpu-h200-recompile-limit/); twelve europarl runs at recipe 2 side by side took 240–264 s
+# each, evaluation included; gpu_check beside them did not finish in 272 s. Later that day (a034691, every graph
+# compiled): the LM bench 128 s, the seq2seq bench 76 s once its graphs were cached (a first try stopped at its 112 s
+# cap), gpu_check alone 264 s; the machine took about 45 s to start (runs/bench/nvidia-h200/).
 #
 # It needs, beside the working tree: .whl/ (fastcore, fastprogress and sacremoses wheels for Python 3.12, which the
 # machine's image lacks) and .devdata/ (extra_fr-en/europarl_v7_subset20k_tok and wmt14_fr-en/{europarl-v7_head3k,
@@ -24,7 +28,7 @@
 # the finished runs as one archive (unpack with `tar xzf mt-budget4x.tgz -C runs/transfer`, or `tar xzf recipe-2.tgz
 # -C runs/full`), logs, bench.json. Runs stopped at the deadline are not in the archive: the next session trains them.
 set -u
-phase=${1:?train or bench}; budget=${2:?seconds}
+phase=${1:?train, base, bench, profile or all}; budget=${2:?seconds}
 OUT=${OUT:-/tmp/posenc-out}; mkdir -p "$OUT"
 t0=$(date +%s); left() { echo $(( budget - ($(date +%s) - t0) )); }
 python3 -m pip install -q --no-index --no-deps --no-compile --no-cache-dir --upgrade --target /tmp/site .whl/*.whl || exit 1
@@ -51,7 +55,13 @@ elif [ "$phase" = bench ]; then
   timeout $b python3 -m posenc.cli bench --device cuda --lengths 2048 4096 --tokens 16384 --no_xt --no_decode \
     --out "$OUT/bench.json" --figure "$OUT/bench.png" 2>&1 | tee "$OUT/bench.log" | tail -60
   (( $(left) > 40 )) && check $(( $(left) - 10 ))
+elif [ "$phase" = profile ]; then
+  timeout $(( budget - 20 )) python3 tools/profile_step.py --device cuda --T 4096 --pes none fire cope fox shaw deberta t5 kerple \
+    --out "$OUT/profile.txt" 2>&1 | tee "$OUT/profile.log" | tail -150
 elif [ "$phase" = all ]; then
+  # first where the slow schemes' CUDA time goes (tools/profile_step.py), then the timings
+  timeout $(( budget / 6 )) python3 tools/profile_step.py --device cuda --T 4096 --pes none fire cope fox shaw deberta \
+    --out "$OUT/profile.txt" > "$OUT/profile.log" 2>&1; echo "profile: exit $?"
   for kind in lm seq2seq; do    # the timings first, with nothing else on the GPU; each kind's JSON is written row by row
     if [ $kind = lm ]; then cap=$(( budget / 2 )); else cap=$(( budget / 5 )); fi
     timeout $cap python3 -m posenc.cli bench --device cuda --kinds $kind --lengths 2048 4096 --tokens 16384 --reps 5 \
