@@ -492,19 +492,23 @@ def add_ratios(res:dict) -> dict:
 # %% ../nbs/13_bench.ipynb #e6bf0472
 def _key(r): return (r['lib'], r['kind'], r['T'], r['pe'])
 
-def merge_runs(paths:list, # JSON files of runs of the same configurations
+def _union(lists, key=lambda x: x):
+    "The items of every list, the first of each key, in the order first seen."
+    out = {}
+    for xs in lists:
+        for x in xs: out.setdefault(key(x), x)
+    return list(out.values())
+
+def merge_runs(paths:list, # bench JSON files: repeats of one run, or runs of other kinds or lengths
                out_path:str=None) -> dict: # write the merged JSON here
     "Every configuration of the runs (the first that has it), each training row extended with every run's median and ratios and their spread."
     runs = [json.load(open(p)) for p in paths]
     res = runs[0]
     rows = [{_key(r): r for r in x['train']} for x in runs]
-    res['train'] = [next(x[k] for x in rows if k in x) for k in dict.fromkeys(k for x in rows for k in x)]
-    dkey = lambda d: (d['kind'], d['pe'], d['cache'])
-    seen = {dkey(d) for d in res.get('decode', [])}
-    for x in runs[1:]:
-        res['decode'] = res.get('decode', []) + [d for d in x.get('decode', []) if dkey(d) not in seen]; seen |= set(map(dkey, x.get('decode', [])))
-        for s in ('kinds', 'lengths', 'pes'):
-            if s in res['settings']: res['settings'][s] += [v for v in x['settings'].get(s, []) if v not in res['settings'][s]]
+    res['train'] = _union([x['train'] for x in runs], _key)
+    res['decode'] = _union([x.get('decode', []) for x in runs], lambda d: (d['kind'], d['pe'], d['cache']))
+    for s in ('kinds', 'lengths', 'pes'):
+        if s in res['settings']: res['settings'][s] = _union([x['settings'].get(s, []) for x in runs])
     for r in res['train']:
         same = [x[_key(r)] for x in rows if _key(r) in x]
         meds = [x['median_ms'] for x in same]
@@ -581,13 +585,13 @@ def plot_bench(res:dict, # the benchmark's JSON
     ax = axs[1, 2]
     if not res.get('decode'):
         ax.axis('off'); ax.text(0.5, 0.5, 'decoding was not timed on this machine', ha='center', va='center')
-    for i, kind in enumerate(kinds[:2] if res.get('decode') else []):
-        sp = []
-        for p in S['pes']:
-            d = {r['cache']: r['tokens_per_s'] for r in res['decode'] if (r['kind'], r['pe']) == (kind, p)}
-            sp.append(d[True] / d[False] if len(d) == 2 else float('nan'))
-        ax.bar([j + i * 0.4 for j in range(len(S['pes']))], sp, 0.4, label='LM greedy' if kind == 'lm' else 'seq2seq beam')
-    if res.get('decode'):
+    else:
+        for i, kind in enumerate(kinds[:2]):
+            sp = []
+            for p in S['pes']:
+                d = {r['cache']: r['tokens_per_s'] for r in res['decode'] if (r['kind'], r['pe']) == (kind, p)}
+                sp.append(d[True] / d[False] if len(d) == 2 else float('nan'))
+            ax.bar([j + i * 0.4 for j in range(len(S['pes']))], sp, 0.4, label='LM greedy' if kind == 'lm' else 'seq2seq beam')
         ax.set_xticks([j + 0.2 for j in range(len(S['pes']))], S['pes'], rotation=30); ax.axhline(1, color='k', lw=0.8)
         ax.set_title('decoding: tokens/s with cache ÷ without'); ax.legend(fontsize=7)
     axs[0, 0].legend(fontsize=7)

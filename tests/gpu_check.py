@@ -161,7 +161,7 @@ for pe in (sys.argv[1:] or pe_names()):          # optional: only the encodings 
 print(f"\n{'encoding/kind':20s} {'flex':>5s} {'cache':>9s} {'out32':>9s} {'grad32':>9s} {'out16':>9s} {'grad16':>9s} "
       f"{'loss0':>7s} {'loss5':>7s} {'s':>6s}")
 for r in rows: print(fmt(r))
-print(f"\n'flex': FlexAttention calls during the cache check and the float32 flex pass (0: the scheme has no logit terms, or Shaw's value term). "
+print(f"\n'flex': FlexAttention calls during the cache check and the float32 flex pass (0: the scheme has no logit terms). "
       f"Errors are max |Δ| / max |reference|; grad16 is flex against explicit, and a bf16 gradient fails only where flex is "
       f"further than the explicit path from the float32 gradient (bf16_grads). Total {time.time() - t_start:.0f} s.")
 if failures:

@@ -29,8 +29,6 @@ a = p.parse_args()
 
 torch.set_num_threads(a.threads)
 cuda = a.device.startswith('cuda')
-if cuda:
-    torch._dynamo.config.recompile_limit = max(torch._dynamo.config.recompile_limit, 128)
 acts = [ProfilerActivity.CPU] + ([ProfilerActivity.CUDA] if cuda else [])
 sort = 'self_device_time_total' if cuda else 'self_cpu_time_total'
 sync = (lambda: torch.cuda.synchronize()) if cuda else (lambda: None)
