@@ -8,6 +8,8 @@
 #   bash tools/gpu_session.sh bench SECONDS   # posenc bench --device cuda at T = 2,048 and 4,096 (bf16), then
 #                                             # tests/gpu_check.py in what is left
 #   bash tools/gpu_session.sh profile SECONDS # tools/profile_step.py at T = 4,096: each slow scheme's CUDA kernels
+#   bash tools/gpu_session.sh controls SECONDS # the controls ladder's europarl rungs (mt-params-deberta, mt-params-xl:
+#                                             # 18 runs at recipe 2, 1,500 steps), all side by side, stopped at SECONDS − 75
 #   bash tools/gpu_session.sh all SECONDS     # the profile (a sixth of the time); the bench, one model kind at a
 #                                             # time (bench-lm.json, bench-seq2seq.json: join them with `posenc bench
 #                                             # --merge`), alone on the GPU; tests/gpu_check.py alone; then europarl's
@@ -25,10 +27,10 @@
 # It needs, beside the working tree: .whl/ (fastcore, fastprogress and sacremoses wheels for Python 3.12, which the
 # machine's image lacks) and .devdata/ (extra_fr-en/europarl_v7_subset20k_tok and wmt14_fr-en/{europarl-v7_head3k,
 # newstest2014} copied from ../shared/data), both in .git/info/exclude and carried. What comes back is under $OUT:
-# the finished runs as one archive (unpack with `tar xzf mt-budget4x.tgz -C runs/transfer`, or `tar xzf recipe-2.tgz
-# -C runs/full`), logs, bench.json. Runs stopped at the deadline are not in the archive: the next session trains them.
+# the finished runs as one archive (unpack with `tar xzf mt-budget4x.tgz -C runs/transfer`, `tar xzf recipe-2.tgz
+# -C runs/full` or `tar xzf controls.tgz -C runs/controls`), logs, bench.json. Runs stopped at the deadline are not in the archive: the next session trains them.
 set -u
-phase=${1:?train, base, bench, profile or all}; budget=${2:?seconds}
+phase=${1:?train, base, controls, bench, profile or all}; budget=${2:?seconds}
 OUT=${OUT:-/tmp/posenc-out}; mkdir -p "$OUT"
 t0=$(date +%s); left() { echo $(( budget - ($(date +%s) - t0) )); }
 python3 -m pip install -q --no-index --no-deps --no-compile --no-cache-dir --upgrade --target /tmp/site .whl/*.whl || exit 1
@@ -50,6 +52,14 @@ if [ "$phase" = train ]; then
 elif [ "$phase" = base ]; then
   python3 tools/gpu_rung.py --profile full --tasks europarl --workers 12 --deadline $(( budget - 75 )) 2>&1 | tee "$OUT/base.log"
   tar czf "$OUT/recipe-2.tgz" -C runs/full --exclude checkpoints --exclude .partial recipe-2
+elif [ "$phase" = controls ]; then
+  # on one thread of this machine a run takes about 40 min (1,500 steps at 0.67 a second); twelve side by side on
+  # the H200 took 240–264 s, so eighteen should fit in about 400 s
+  for rung in mt-params-deberta mt-params-xl; do
+    python3 tools/gpu_rung.py controls $rung --workers 9 --grace 40 --deadline $(( budget - 75 )) > "$OUT/$rung.log" 2>&1 &
+  done
+  wait; tail -15 "$OUT"/mt-params-*.log
+  tar czf "$OUT/controls.tgz" -C runs/controls --exclude checkpoints --exclude .partial mt-params-deberta mt-params-xl
 elif [ "$phase" = bench ]; then
   b=$(( budget - 20 ))
   timeout $b python3 -m posenc.cli bench --device cuda --lengths 2048 4096 --tokens 16384 --no_xt --no_decode \
