@@ -526,6 +526,113 @@ class _FarRelAttention(torch.autograd.Function):
             if drel is not None: drel[:, :, K:, 0] = -ds[:, :, K:].sum(-1)
         return dq, dk, dv, None if rel is None else drel.sum_to_size(rel.shape), dkrel, None, None
 
+class _FarRelBothSides(torch.autograd.Function):
+    """Attention without a causal mask with clipped relative terms, q-side `rel` and key-side `krel` (B, H, T, 2K+1), either
+    may be None: the 2K − 1 nearest keys of each query (distances −K + 1 … K − 1) written out, the farther ones on each
+    side in one causal call of the flash kernel each (the right side's on the reversed sequence), rel's far columns added
+    to their log-sum-exps, krel's riding on an extra query/key dimension."""
+    R = 64   # query rows a product of the near keys takes at a time
+    @staticmethod
+    def _band(x, K):
+        "The 2K − 1 diagonals of a band (…, R, R + 2K − 2) as (…, R, 2K − 1): entry (a, u) is x[a, a + u]."
+        return x.as_strided((*x.shape[:-1], 2 * K - 1), (*x.stride()[:-2], x.stride(-2) + x.stride(-1), x.stride(-1)), x.storage_offset())
+    @staticmethod
+    def _window(x, K):
+        "x (B, H, T, 2K+1) padded by K − 1 positions at both ends, and its view (B, H, T, 2K − 1) of entry [i + u, u + 1]: krel of each near key."
+        xp = F.pad(x, (0, 0, K - 1, K - 1)); st = xp.stride()
+        return xp, xp.as_strided((*x.shape[:3], 2 * K - 1), (st[0], st[1], st[2], st[2] + st[3]), xp.storage_offset() + st[3])
+    @staticmethod
+    def _near(q, kp, rel, krel, K, scale):
+        "Scores of each query against its 2K − 1 nearest keys, (B, H, T, 2K − 1): column u is key i − K + 1 + u (−∞ outside the sequence)."
+        B, H, T, d = q.shape; R = _FarRelBothSides.R
+        s = q.new_empty(B, H, T, 2 * K - 1)
+        for r0 in range(0, T, R):
+            r1 = min(T, r0 + R)
+            s[:, :, r0:r1] = _FarRelBothSides._band(torch.matmul(q[:, :, r0:r1], kp[:, :, r0:r1 + 2 * K - 2].transpose(-1, -2)), K)
+        s.mul_(scale)
+        if krel is not None: s += _FarRelBothSides._window(krel, K)[1]
+        if rel is not None: s += rel[..., 1:2 * K]                      # column u: distance u − K + 1, index u + 1
+        j = torch.arange(T, device=q.device)[:, None] - K + 1 + torch.arange(2 * K - 1, device=q.device)[None]
+        return s.masked_fill_((j < 0) | (j >= T), float('-inf'))
+    @staticmethod
+    def _sides(q, k, v, krel, K):
+        """The far keys as two causal problems, (queries, keys, values) each: the left side (rows K: against keys :T − K)
+        and the right side reversed (rows T − K − 1 … 0 against keys T − 1 … K); krel's far columns on an extra dimension."""
+        B, H, T, d = q.shape; n = T - K
+        if krel is None: return (q[:, :, K:], k[:, :, :n], v[:, :, :n]), (q[:, :, :n].flip(2), k[:, :, K:].flip(2), v[:, :, K:].flip(2))
+        qa, va = torch.cat([q, q.new_full((B, H, T, 1), d ** 0.5)], -1), F.pad(v, (0, 1))
+        ka_l = torch.cat([k[:, :, :n], krel[:, :, :n, :1].to(k.dtype)], -1)
+        ka_r = torch.cat([k[:, :, K:], krel[:, :, K:, -1:].to(k.dtype)], -1).flip(2)
+        return (qa[:, :, K:], ka_l, va[:, :, :n]), (qa[:, :, :n].flip(2), ka_r, va[:, :, K:].flip(2))
+    @staticmethod
+    def forward(ctx, q, k, v, rel, krel, K):
+        B, H, T, d = q.shape; scale = d ** -0.5; R = _FarRelBothSides.R; n = T - K
+        kp, vp = F.pad(k, (0, 0, K - 1, K - 1)), F.pad(v, (0, 0, K - 1, K - 1))
+        s = _FarRelBothSides._near(q, kp, rel, krel, K, scale)
+        l = torch.logsumexp(s, -1); p = s.sub_(l.unsqueeze(-1)).exp_()
+        o = q.new_empty(B, H, T, d)
+        for r0 in range(0, T, R):
+            r1 = min(T, r0 + R)
+            band = p.new_zeros(B, H, r1 - r0, r1 - r0 + 2 * K - 2); _FarRelBothSides._band(band, K).copy_(p[:, :, r0:r1])
+            o[:, :, r0:r1] = torch.matmul(band, vp[:, :, r0:r1 + 2 * K - 2])
+        orr = lr = None
+        if n > 0:   # the far keys of each side, merged into the near keys' output and log-sum-exp
+            left, right = _FarRelBothSides._sides(q, k, v, krel, K)
+            ol, ll = _flash_cpu(*[t.contiguous() for t in left], 0., True, scale=scale)
+            if rel is not None: ll = ll + rel[:, :, K:, 0]
+            o[:, :, K:], l[:, :, K:] = _merge(ol[..., :d], ll, o[:, :, K:].clone(), l[:, :, K:].clone())
+            orr, lr = _flash_cpu(*[t.contiguous() for t in right], 0., True, scale=scale)
+            orr, lr = orr[..., :d].flip(2), lr.flip(2)
+            if rel is not None: lr = lr + rel[:, :, :n, -1]
+            o[:, :, :n], l[:, :, :n] = _merge(orr, lr, o[:, :, :n].clone(), l[:, :, :n].clone())
+        ctx.save_for_backward(q, k, v, rel, krel, o, l, orr, lr); ctx.K = K   # the right side's own output: its Σ ds per row
+        return o
+    @staticmethod
+    def backward(ctx, do):
+        q, k, v, rel, krel, o, l, orr, lr = ctx.saved_tensors
+        K = ctx.K; B, H, T, d = q.shape; scale = d ** -0.5; R = _FarRelBothSides.R; n = T - K
+        do = do.contiguous()
+        kp, vp = F.pad(k, (0, 0, K - 1, K - 1)), F.pad(v, (0, 0, K - 1, K - 1))
+        dq, dkp, dvp = torch.empty_like(q), torch.zeros_like(kp), torch.zeros_like(vp)
+        Dr = (do * o).sum(-1, keepdim=True)
+        p = _FarRelBothSides._near(q, kp, rel, krel, K, scale).sub_(l.unsqueeze(-1)).exp_()   # the near weights under the whole row
+        ds = p.new_empty(p.shape)
+        for r0 in range(0, T, R):
+            r1 = min(T, r0 + R); rows, keys = slice(r0, r1), slice(r0, r1 + 2 * K - 2)
+            dp = _FarRelBothSides._band(torch.matmul(do[:, :, rows], vp[:, :, keys].transpose(-1, -2)), K)
+            ds[:, :, rows] = (dp - Dr[:, :, rows]) * p[:, :, rows]
+            band = p.new_zeros(B, H, r1 - r0, r1 - r0 + 2 * K - 2)
+            _FarRelBothSides._band(band, K).copy_(p[:, :, rows])
+            dvp[:, :, keys] += torch.matmul(band.transpose(-1, -2), do[:, :, rows])
+            _FarRelBothSides._band(band, K).copy_(ds[:, :, rows])
+            dq[:, :, rows] = torch.matmul(band, kp[:, :, keys]).mul_(scale)
+            dkp[:, :, keys] += torch.matmul(band.transpose(-1, -2), q[:, :, rows]).mul_(scale)
+        dk, dv = dkp[:, :, K - 1:K - 1 + T], dvp[:, :, K - 1:K - 1 + T]
+        drel = q.new_zeros(B, H, T, 2 * K + 1) if rel is not None else None   # (summed to rel's shape at the end: rel may be shared by the batch)
+        if drel is not None: drel[..., 1:2 * K] = ds
+        dkrel = None
+        if krel is not None:
+            dkp_rel, win = _FarRelBothSides._window(torch.zeros_like(krel), K)
+            win.add_(ds); dkrel = dkp_rel[:, :, K - 1:K - 1 + T]
+        if n > 0:   # each side's far keys: the kernel's own backward under the whole row's output and log-sum-exp
+            left, right = _FarRelBothSides._sides(q, k, v, krel, K); w = left[0].shape[-1] - d
+            pad = (lambda t: F.pad(t, (0, w))) if w else (lambda t: t)
+            ls = l[:, :, K:] - rel[:, :, K:, 0] if rel is not None else l[:, :, K:]
+            gq, gk, gv = _flash_cpu_bwd(pad(do[:, :, K:]), *[t.contiguous() for t in left], pad(o[:, :, K:]), ls.contiguous(), 0., True, scale=scale)
+            dq[:, :, K:] += gq[..., :d]; dk[:, :, :n] += gk[..., :d]; dv[:, :, :n] += gv[..., :d]
+            if krel is not None: dkrel[:, :, :n, 0] += gk[..., d]
+            ls = (l[:, :, :n] - rel[:, :, :n, -1] if rel is not None else l[:, :, :n]).flip(2)
+            gq, gk, gv = _flash_cpu_bwd(pad(do[:, :, :n].flip(2)), *[t.contiguous() for t in right], pad(o[:, :, :n].flip(2)), ls.contiguous(),
+                                        0., True, scale=scale)
+            dq[:, :, :n] += gq[..., :d].flip(2); dk[:, :, K:] += gk[..., :d].flip(2); dv[:, :, K:] += gv[..., :d].flip(2)
+            if krel is not None: dkrel[:, :, K:, -1] += gk[..., d].flip(2)
+            if drel is not None:   # the right side's Σ ds of a row is its mass times (do · its own output − D); the left's, the rest
+                sr = (lr - l[:, :, :n]).exp() * ((do[:, :, :n] * orr).sum(-1) - Dr[:, :, :n, 0])
+                drel[:, :, :n, -1] = sr
+                rest = -ds.sum(-1); rest[:, :, :n] -= sr
+                drel[:, :, K:, 0] = rest[:, :, K:]
+        return dq, dk, dv, None if rel is None else drel.sum_to_size(rel.shape), dkrel, None
+
 def far_from(didx:torch.Tensor, T:int) -> tuple[int, int]:
     "(D, b): every causal diagonal at distance ≥ D of a (T, T) bias takes entry b of its table (T5's last bucket; D = T − 1 when only the farthest does)."
     by_dist = didx[:T].flip(0)                                      # the entry of distance 0, 1, …, T − 1
@@ -537,7 +644,10 @@ LINEAR_MIN_T = float('inf')   # ALiBi's own route: never (forward: the fused pat
 KEY_BIAS_MIN_T = 0    # a term per key (FoX): bench LM, one thread, 1.24 → 1.23× none at T = 128, 1.62 → 1.10 at 512, 3.59 → 1.30 at 4,096
 FAR_ROWS = 128        # query rows a block of `_FarBiasAttention` (one attention call at T = 2,048 and 4,096: 128 beat 64 and 256)
 FAR_MIN_T = 1536      # T5's buckets, training: level with the fused path at T = 1,024, faster from 2,048 (forward alone: never)
-REL_MIN_T = 1024      # clipped relative terms (XL, DeBERTa, Shaw): one attention call at T = 512 level with the fused path, faster from 1,024
+REL_MIN_T = 1024      # clipped relative terms (XL, DeBERTa, Shaw): one attention call at T = 512 level with the fused path, faster from 1,024;
+                      # without the causal mask too (XL's and DeBERTa's encoders): `tools/bench_rel_both.py`, attention with its backward, one
+                      # thread, time ÷ none, fused path → both sides: XL's terms 2.00 → 3.07 at T = 512, 1.97 → 1.88 at 1,024, 2.22 → 1.51
+                      # at 2,048, 2.33 → 1.20 at 4,096; DeBERTa's 3.52 → 3.20, 2.49 → 2.30, 2.58 → 1.63, 2.61 → 1.50
 FAR_MAX_D = 1024      # the band a block writes out is at most FAR_ROWS × (FAR_MAX_D + FAR_ROWS)
 
 # %% ../nbs/00b_kernels.ipynb #4ddb3848
@@ -575,6 +685,10 @@ def fused_attention(q:torch.Tensor, k:torch.Tensor, v:torch.Tensor, # (B,H,Tq,d)
             and q.shape[2] == k.shape[2] >= REL_MIN_T and q.dtype in (torch.float32, torch.float64)):
         return _FarRelAttention.apply(q.contiguous(), k.contiguous(), v.contiguous(), None if rel is None else rel.to(q.dtype),
                                       None if krel is None else krel.to(q.dtype), K, need_w)   # XL, DeBERTa, Shaw: causal
+    if ((rel is not None or krel is not None) and bias is None and tvec is None and mask is None and not causal and not need_w and q_off == k_off
+            and q.shape[2] == k.shape[2] >= REL_MIN_T and q.dtype in (torch.float32, torch.float64)):
+        return _FarRelBothSides.apply(q.contiguous(), k.contiguous(), v.contiguous(), None if rel is None else rel.to(q.dtype),
+                                      None if krel is None else krel.to(q.dtype), K)   # XL, DeBERTa: encoders
     rw = getattr(bias, 'rowwise', None) if bias is not None else None
     if rw is not None: bias = None                                         # rows built per block by `rw`, gradient to rw.theta
     elif bias is not None: bias = bias.to(q.dtype).contiguous()

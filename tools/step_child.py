@@ -1,5 +1,5 @@
-"""One training step of `posenc bench`'s decoder LM in this process (4,096 tokens a batch, one thread, or
-$POSENC_STEP_THREADS): its CPU time (wall time on more than one thread; median of 3 after one warm-up) and the losses
+"""One training step of `posenc bench`'s decoder LM (or the model kind in $POSENC_STEP_KIND, e.g. seq2seq) in this
+process (4,096 tokens a batch, one thread, or $POSENC_STEP_THREADS): its CPU time (wall time on more than one thread; median of 3 after one warm-up) and the losses
 of N AdamW steps on one fixed batch, printed as one JSON line. The comparisons that need fresh processes run it:
 `tools/bench_checkouts.py` (posenc from another checkout on PYTHONPATH) and `tools/bench_denormals.py` (the flushing of
 denormals undone or kept).
@@ -17,10 +17,14 @@ def main(pe:str, T:int, n:int, denormals:str=None) -> dict:
     clock = time.process_time if threads == 1 else time.perf_counter
     from posenc.bench import bench_config, make_step
     from posenc.models import build_model
-    _, step = make_step(bench_config('posenc', 'lm', pe, T, 4096 // T)); step()
+    kind = os.environ.get('POSENC_STEP_KIND', 'lm')
+    _, step = make_step(bench_config('posenc', kind, pe, T, 4096 // T)); step()
     ts = []
     for _ in range(3):
         t0 = clock(); step(); ts.append(clock() - t0)
+    if kind != 'lm':   # the losses of n Adam steps of the bench's own model on its fixed batch
+        _, step = make_step(bench_config('posenc', kind, pe, T, 4096 // T))
+        return dict(step_s=sorted(ts)[1], losses=[step().item() for _ in range(n)])
     torch.manual_seed(0)
     m = build_model('lm', vocab_size=1000, d_model=128, n_heads=4, n_layers=4, pe=pe, dropout=0., max_len=T)
     opt = torch.optim.AdamW(m.parameters(), 1e-3)
