@@ -530,7 +530,8 @@ class _FarRelBothSides(torch.autograd.Function):
     """Attention without a causal mask with clipped relative terms, q-side `rel` and key-side `krel` (B, H, T, 2K+1), either
     may be None: the 2K − 1 nearest keys of each query (distances −K + 1 … K − 1) written out, the farther ones on each
     side in one causal call of the flash kernel each (the right side's on the reversed sequence), rel's far columns added
-    to their log-sum-exps, krel's riding on an extra query/key dimension."""
+    to their log-sum-exps, krel's riding on an extra query/key dimension. With `need_w` it also returns the attention
+    mass at each clipped distance, w (B, H, T, 2K+1), for Shaw's value term."""
     R = 64   # query rows a product of the near keys takes at a time
     @staticmethod
     def _band(x, K):
@@ -555,17 +556,21 @@ class _FarRelBothSides(torch.autograd.Function):
         j = torch.arange(T, device=q.device)[:, None] - K + 1 + torch.arange(2 * K - 1, device=q.device)[None]
         return s.masked_fill_((j < 0) | (j >= T), float('-inf'))
     @staticmethod
-    def _sides(q, k, v, krel, K):
+    def _sides(q, k, v, krel, K, need_w=False):
         """The far keys as two causal problems, (queries, keys, values) each: the left side (rows K: against keys :T − K)
-        and the right side reversed (rows T − K − 1 … 0 against keys T − 1 … K); krel's far columns on an extra dimension."""
+        and the right side reversed (rows T − K − 1 … 0 against keys T − 1 … K); krel's far columns on an extra dimension
+        (with `need_w`, a zero one without krel: room in v for the backward)."""
         B, H, T, d = q.shape; n = T - K
-        if krel is None: return (q[:, :, K:], k[:, :, :n], v[:, :, :n]), (q[:, :, :n].flip(2), k[:, :, K:].flip(2), v[:, :, K:].flip(2))
-        qa, va = torch.cat([q, q.new_full((B, H, T, 1), d ** 0.5)], -1), F.pad(v, (0, 1))
-        ka_l = torch.cat([k[:, :, :n], krel[:, :, :n, :1].to(k.dtype)], -1)
-        ka_r = torch.cat([k[:, :, K:], krel[:, :, K:, -1:].to(k.dtype)], -1).flip(2)
-        return (qa[:, :, K:], ka_l, va[:, :, :n]), (qa[:, :, :n].flip(2), ka_r, va[:, :, K:].flip(2))
+        if krel is None and not need_w:
+            return (q[:, :, K:], k[:, :, :n], v[:, :, :n]), (q[:, :, :n].flip(2), k[:, :, K:].flip(2), v[:, :, K:].flip(2))
+        va = F.pad(v, (0, 1))
+        if krel is None: qa, kl, kr = F.pad(q, (0, 1)), F.pad(k[:, :, :n], (0, 1)), F.pad(k[:, :, K:], (0, 1))
+        else:
+            qa = torch.cat([q, q.new_full((B, H, T, 1), d ** 0.5)], -1)
+            kl, kr = torch.cat([k[:, :, :n], krel[:, :, :n, :1].to(k.dtype)], -1), torch.cat([k[:, :, K:], krel[:, :, K:, -1:].to(k.dtype)], -1)
+        return (qa[:, :, K:], kl, va[:, :, :n]), (qa[:, :, :n].flip(2), kr.flip(2), va[:, :, K:].flip(2))
     @staticmethod
-    def forward(ctx, q, k, v, rel, krel, K):
+    def forward(ctx, q, k, v, rel, krel, K, need_w=False):
         B, H, T, d = q.shape; scale = d ** -0.5; R = _FarRelBothSides.R; n = T - K
         kp, vp = F.pad(k, (0, 0, K - 1, K - 1)), F.pad(v, (0, 0, K - 1, K - 1))
         s = _FarRelBothSides._near(q, kp, rel, krel, K, scale)
@@ -575,9 +580,9 @@ class _FarRelBothSides(torch.autograd.Function):
             r1 = min(T, r0 + R)
             band = p.new_zeros(B, H, r1 - r0, r1 - r0 + 2 * K - 2); _FarRelBothSides._band(band, K).copy_(p[:, :, r0:r1])
             o[:, :, r0:r1] = torch.matmul(band, vp[:, :, r0:r1 + 2 * K - 2])
-        orr = lr = None
+        orr = lr = None; ln = l.clone()
         if n > 0:   # the far keys of each side, merged into the near keys' output and log-sum-exp
-            left, right = _FarRelBothSides._sides(q, k, v, krel, K)
+            left, right = _FarRelBothSides._sides(q, k, v, krel, K, need_w)
             ol, ll = _flash_cpu(*[t.contiguous() for t in left], 0., True, scale=scale)
             if rel is not None: ll = ll + rel[:, :, K:, 0]
             o[:, :, K:], l[:, :, K:] = _merge(ol[..., :d], ll, o[:, :, K:].clone(), l[:, :, K:].clone())
@@ -585,21 +590,33 @@ class _FarRelBothSides(torch.autograd.Function):
             orr, lr = orr[..., :d].flip(2), lr.flip(2)
             if rel is not None: lr = lr + rel[:, :, :n, -1]
             o[:, :, :n], l[:, :, :n] = _merge(orr, lr, o[:, :, :n].clone(), l[:, :, :n].clone())
-        ctx.save_for_backward(q, k, v, rel, krel, o, l, orr, lr); ctx.K = K   # the right side's own output: its Σ ds per row
-        return o
+        ctx.save_for_backward(q, k, v, rel, krel, o, l, orr, lr); ctx.K, ctx.need_w = K, need_w   # the right side's own output: its Σ ds per row
+        if not need_w: return o
+        w = q.new_zeros(B, H, T, 2 * K + 1)
+        w[..., 1:2 * K] = p.mul_((ln - l).exp_().unsqueeze(-1))            # the near weights under the whole row
+        if n > 0: w[:, :, :n, -1] = (lr - l[:, :, :n]).exp()
+        w[..., 0] = 1 - w[..., 1:].sum(-1)                                  # the left side's mass: the rest of the row's
+        return o, w
     @staticmethod
-    def backward(ctx, do):
+    def backward(ctx, do, dw=None):
         q, k, v, rel, krel, o, l, orr, lr = ctx.saved_tensors
-        K = ctx.K; B, H, T, d = q.shape; scale = d ** -0.5; R = _FarRelBothSides.R; n = T - K
+        K, need_w = ctx.K, ctx.need_w; B, H, T, d = q.shape; scale = d ** -0.5; R = _FarRelBothSides.R; n = T - K
         do = do.contiguous()
         kp, vp = F.pad(k, (0, 0, K - 1, K - 1)), F.pad(v, (0, 0, K - 1, K - 1))
         dq, dkp, dvp = torch.empty_like(q), torch.zeros_like(kp), torch.zeros_like(vp)
         Dr = (do * o).sum(-1, keepdim=True)
         p = _FarRelBothSides._near(q, kp, rel, krel, K, scale).sub_(l.unsqueeze(-1)).exp_()   # the near weights under the whole row
+        G = dw if need_w and dw is not None else None                   # gradient of the masses: each adds to its keys' dp
+        wr = q.new_zeros(B, H, T)
+        if n > 0: wr[:, :, :n] = (lr - l[:, :, :n]).exp()               # the right side's mass; the left side's is the rest
+        if G is not None:
+            wl = 1 - p.sum(-1) - wr
+            Dr = Dr + ((p * G[..., 1:2 * K]).sum(-1) + wl * G[..., 0] + wr * G[..., -1]).unsqueeze(-1)
         ds = p.new_empty(p.shape)
         for r0 in range(0, T, R):
             r1 = min(T, r0 + R); rows, keys = slice(r0, r1), slice(r0, r1 + 2 * K - 2)
             dp = _FarRelBothSides._band(torch.matmul(do[:, :, rows], vp[:, :, keys].transpose(-1, -2)), K)
+            if G is not None: dp = dp + G[:, :, rows, 1:2 * K]
             ds[:, :, rows] = (dp - Dr[:, :, rows]) * p[:, :, rows]
             band = p.new_zeros(B, H, r1 - r0, r1 - r0 + 2 * K - 2)
             _FarRelBothSides._band(band, K).copy_(p[:, :, rows])
@@ -615,23 +632,28 @@ class _FarRelBothSides(torch.autograd.Function):
             dkp_rel, win = _FarRelBothSides._window(torch.zeros_like(krel), K)
             win.add_(ds); dkrel = dkp_rel[:, :, K - 1:K - 1 + T]
         if n > 0:   # each side's far keys: the kernel's own backward under the whole row's output and log-sum-exp
-            left, right = _FarRelBothSides._sides(q, k, v, krel, K); w = left[0].shape[-1] - d
+            left, right = _FarRelBothSides._sides(q, k, v, krel, K, need_w); w = left[0].shape[-1] - d
             pad = (lambda t: F.pad(t, (0, w))) if w else (lambda t: t)
+            def outs(rows, g):   # do and o as the kernel takes them: with G, its Σ p·dp made the row's D − G of that side
+                dof, of = pad(do[:, :, rows]), pad(o[:, :, rows])
+                if G is not None: dof[..., d] = 1; of[..., d] = (Dr[:, :, rows, 0] - g - (do[:, :, rows] * o[:, :, rows]).sum(-1))
+                return dof, of
             ls = l[:, :, K:] - rel[:, :, K:, 0] if rel is not None else l[:, :, K:]
-            gq, gk, gv = _flash_cpu_bwd(pad(do[:, :, K:]), *[t.contiguous() for t in left], pad(o[:, :, K:]), ls.contiguous(), 0., True, scale=scale)
+            dof, of = outs(slice(K, T), None if G is None else G[:, :, K:, 0])
+            gq, gk, gv = _flash_cpu_bwd(dof, *[t.contiguous() for t in left], of, ls.contiguous(), 0., True, scale=scale)
             dq[:, :, K:] += gq[..., :d]; dk[:, :, :n] += gk[..., :d]; dv[:, :, :n] += gv[..., :d]
             if krel is not None: dkrel[:, :, :n, 0] += gk[..., d]
             ls = (l[:, :, :n] - rel[:, :, :n, -1] if rel is not None else l[:, :, :n]).flip(2)
-            gq, gk, gv = _flash_cpu_bwd(pad(do[:, :, :n].flip(2)), *[t.contiguous() for t in right], pad(o[:, :, :n].flip(2)), ls.contiguous(),
-                                        0., True, scale=scale)
+            dof, of = outs(slice(0, n), None if G is None else G[:, :, :n, -1])
+            gq, gk, gv = _flash_cpu_bwd(dof.flip(2), *[t.contiguous() for t in right], of.flip(2), ls.contiguous(), 0., True, scale=scale)
             dq[:, :, :n] += gq[..., :d].flip(2); dk[:, :, K:] += gk[..., :d].flip(2); dv[:, :, K:] += gv[..., :d].flip(2)
             if krel is not None: dkrel[:, :, K:, -1] += gk[..., d].flip(2)
             if drel is not None:   # the right side's Σ ds of a row is its mass times (do · its own output − D); the left's, the rest
-                sr = (lr - l[:, :, :n]).exp() * ((do[:, :, :n] * orr).sum(-1) - Dr[:, :, :n, 0])
+                sr = wr[:, :, :n] * ((do[:, :, :n] * orr).sum(-1) - Dr[:, :, :n, 0] + (0 if G is None else G[:, :, :n, -1]))
                 drel[:, :, :n, -1] = sr
                 rest = -ds.sum(-1); rest[:, :, :n] -= sr
                 drel[:, :, K:, 0] = rest[:, :, K:]
-        return dq, dk, dv, None if rel is None else drel.sum_to_size(rel.shape), dkrel, None
+        return dq, dk, dv, None if rel is None else drel.sum_to_size(rel.shape), dkrel, None, None
 
 def far_from(didx:torch.Tensor, T:int) -> tuple[int, int]:
     "(D, b): every causal diagonal at distance ≥ D of a (T, T) bias takes entry b of its table (T5's last bucket; D = T − 1 when only the farthest does)."
@@ -645,9 +667,10 @@ KEY_BIAS_MIN_T = 0    # a term per key (FoX): bench LM, one thread, 1.24 → 1.2
 FAR_ROWS = 128        # query rows a block of `_FarBiasAttention` (one attention call at T = 2,048 and 4,096: 128 beat 64 and 256)
 FAR_MIN_T = 1536      # T5's buckets, training: level with the fused path at T = 1,024, faster from 2,048 (forward alone: never)
 REL_MIN_T = 1024      # clipped relative terms (XL, DeBERTa, Shaw): one attention call at T = 512 level with the fused path, faster from 1,024;
-                      # without the causal mask too (XL's and DeBERTa's encoders): `tools/bench_rel_both.py`, attention with its backward, one
-                      # thread, time ÷ none, fused path → both sides: XL's terms 2.00 → 3.07 at T = 512, 1.97 → 1.88 at 1,024, 2.22 → 1.51
-                      # at 2,048, 2.33 → 1.20 at 4,096; DeBERTa's 3.52 → 3.20, 2.49 → 2.30, 2.58 → 1.63, 2.61 → 1.50
+                      # without the causal mask too (encoders): `tools/bench_rel_both.py`, attention with its backward, one thread, time ÷
+                      # none, fused path → both sides at T = 512, 1,024, 2,048, 4,096: XL's terms 2.24 → 2.66, 1.98 → 1.66, 2.08 → 1.48,
+                      # 2.08 → 1.22; DeBERTa's 3.21 → 3.03, 2.03 → 1.85, 2.50 → 1.78, 2.66 → 1.40; Shaw's 2.83 → 2.58, 2.58 → 2.82,
+                      # 2.42 → 1.64, 2.53 → 1.39
 FAR_MAX_D = 1024      # the band a block writes out is at most FAR_ROWS × (FAR_MAX_D + FAR_ROWS)
 
 # %% ../nbs/00b_kernels.ipynb #4ddb3848
@@ -685,10 +708,10 @@ def fused_attention(q:torch.Tensor, k:torch.Tensor, v:torch.Tensor, # (B,H,Tq,d)
             and q.shape[2] == k.shape[2] >= REL_MIN_T and q.dtype in (torch.float32, torch.float64)):
         return _FarRelAttention.apply(q.contiguous(), k.contiguous(), v.contiguous(), None if rel is None else rel.to(q.dtype),
                                       None if krel is None else krel.to(q.dtype), K, need_w)   # XL, DeBERTa, Shaw: causal
-    if ((rel is not None or krel is not None) and bias is None and tvec is None and mask is None and not causal and not need_w and q_off == k_off
+    if ((rel is not None or krel is not None) and bias is None and tvec is None and mask is None and not causal and q_off == k_off
             and q.shape[2] == k.shape[2] >= REL_MIN_T and q.dtype in (torch.float32, torch.float64)):
         return _FarRelBothSides.apply(q.contiguous(), k.contiguous(), v.contiguous(), None if rel is None else rel.to(q.dtype),
-                                      None if krel is None else krel.to(q.dtype), K)   # XL, DeBERTa: encoders
+                                      None if krel is None else krel.to(q.dtype), K, need_w)   # XL, DeBERTa, Shaw: encoders
     rw = getattr(bias, 'rowwise', None) if bias is not None else None
     if rw is not None: bias = None                                         # rows built per block by `rw`, gradient to rw.theta
     elif bias is not None: bias = bias.to(q.dtype).contiguous()
