@@ -536,7 +536,7 @@ class _FarRelBothSides(torch.autograd.Function):
     @staticmethod
     def _band(x, K):
         "The 2K − 1 diagonals of a band (…, R, R + 2K − 2) as (…, R, 2K − 1): entry (a, u) is x[a, a + u]."
-        return x.as_strided((*x.shape[:-1], 2 * K - 1), (*x.stride()[:-2], x.stride(-2) + x.stride(-1), x.stride(-1)), x.storage_offset())
+        return _FarRelAttention._diag(x, 2 * K - 1)
     @staticmethod
     def _window(x, K):
         "x (B, H, T, 2K+1) padded by K − 1 positions at both ends, and its view (B, H, T, 2K − 1) of entry [i + u, u + 1]: krel of each near key."
