@@ -439,11 +439,12 @@ class _FarRelAttention(torch.autograd.Function):
         "The K diagonals of a band (…, R, R + K − 1) as (…, R, K): entry (a, u) is m[a, a + u]."
         return m.as_strided((*m.shape[:-1], K), (*m.stride()[:-2], m.stride(-2) + m.stride(-1), m.stride(-1)), m.storage_offset())
     @staticmethod
-    def _window(x, K):
-        "x (B, H, T, 2K+1) padded in front by K − 1 positions, as the view (B, H, T, K) of entry [i + u, u + 1]: krel of each near key."
-        xp = F.pad(x, (0, 0, K - 1, 0))
+    def _window(x, K, n=None, back=0):
+        """x (B, H, T, 2K+1) padded in front by K − 1 positions (and `back` behind), as the view (B, H, T, n) of entry
+        [i + u, u + 1] (n = K by default): krel of each near key."""
+        xp = F.pad(x, (0, 0, K - 1, back))
         st = xp.stride()
-        return xp, xp.as_strided((*x.shape[:3], K), (st[0], st[1], st[2], st[2] + st[3]), xp.storage_offset() + st[3])
+        return xp, xp.as_strided((*x.shape[:3], n or K), (st[0], st[1], st[2], st[2] + st[3]), xp.storage_offset() + st[3])
     @staticmethod
     def _near(q, kp, rel, krel, K, scale):
         "Scores of each query against its K nearest keys, (B, H, T, K): column u is key i − K + 1 + u (−∞ before the first key)."
@@ -540,8 +541,7 @@ class _FarRelBothSides(torch.autograd.Function):
     @staticmethod
     def _window(x, K):
         "x (B, H, T, 2K+1) padded by K − 1 positions at both ends, and its view (B, H, T, 2K − 1) of entry [i + u, u + 1]: krel of each near key."
-        xp = F.pad(x, (0, 0, K - 1, K - 1)); st = xp.stride()
-        return xp, xp.as_strided((*x.shape[:3], 2 * K - 1), (st[0], st[1], st[2], st[2] + st[3]), xp.storage_offset() + st[3])
+        return _FarRelAttention._window(x, K, 2 * K - 1, K - 1)
     @staticmethod
     def _near(q, kp, rel, krel, K, scale):
         "Scores of each query against its 2K − 1 nearest keys, (B, H, T, 2K − 1): column u is key i − K + 1 + u (−∞ outside the sequence)."
@@ -580,7 +580,7 @@ class _FarRelBothSides(torch.autograd.Function):
             r1 = min(T, r0 + R)
             band = p.new_zeros(B, H, r1 - r0, r1 - r0 + 2 * K - 2); _FarRelBothSides._band(band, K).copy_(p[:, :, r0:r1])
             o[:, :, r0:r1] = torch.matmul(band, vp[:, :, r0:r1 + 2 * K - 2])
-        orr = lr = None; ln = l.clone()
+        orr = lr = None; ln = l.clone() if need_w else None             # the near keys' own log-sum-exp, for the masses
         if n > 0:   # the far keys of each side, merged into the near keys' output and log-sum-exp
             left, right = _FarRelBothSides._sides(q, k, v, krel, K, need_w)
             ol, ll = _flash_cpu(*[t.contiguous() for t in left], 0., True, scale=scale)
