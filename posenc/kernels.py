@@ -9,7 +9,7 @@ from contextlib import contextmanager
 from pathlib import Path
 import torch
 import torch.nn.functional as F
-from .encodings import diagonal_sums, _scratch   # (the scratch pool is shared with CoPE's attention)
+from .encodings import diagonal_sums, _scratch, _add_product   # (the scratch pool is shared with CoPE's attention)
 
 # %% auto #0
 __all__ = ['FLEX_AVAILABLE', 'FLEX_MIN_Q', 'FLEX_RECOMPILE_LIMIT', 'fused_attention', 'flush_denormals', 'native_lib',
@@ -195,9 +195,9 @@ def _blockwise_grads(do, G, q, k, v, bias, tvec, rel, krel, mask, o, lse, w, cau
                 if jr < n: dS[..., jr:] += Gc[..., -1:]
                 if jr > jl: dS[..., jl:jr] += Gc.gather(-1, _dist_index(r0, r1, jl, jr, d0, K, q.device).expand(B, H, -1, -1))
             dS.sub_(Dr[:, :, rows].unsqueeze(-1)).mul_(P)      # gradient of the logits
-        dv[:, :, :n] += P.transpose(-1, -2) @ do[:, :, rows]        # (one batched product, then one add)
-        dk[:, :, :n] += dS.transpose(-1, -2) @ qs[:, :, rows]
-        dq[:, :, rows] = torch.matmul(dS, k[:, :, :n]).mul_(scale)
+        _add_product(dv[:, :, :n], P.transpose(-1, -2), do[:, :, rows])   # (one batched product, summed in place)
+        _add_product(dk[:, :, :n], dS.transpose(-1, -2), qs[:, :, rows])
+        torch.matmul(dS, k[:, :, :n], out=dq[:, :, rows]).mul_(scale)
         if lib is None: _pos_grads(dS, blk, Tq, d0, K, bias, *dpos[:4], rw, dpos[4])
     if done is not None: done()
     return (dq, dk, dv, *dpos)
@@ -407,9 +407,9 @@ class _FarBiasAttention(torch.autograd.Function):
                 ds.sub_(Dr[:, :, rows].unsqueeze(-1)).mul_(p)
                 g = ds.sum(0)                                               # (H, rows, keys): the bias's gradient
                 dvec[:, T - r1 + f:T - r0 + r1 - 1] += diagonal_sums(g)   # the diagonals of rows r0:r1, keys f:r1
-            dv[:, :, f:r1] += torch.matmul(p.transpose(-1, -2), do[:, :, rows])
-            dq[:, :, rows] = torch.matmul(ds, k[:, :, f:r1]).mul_(scale)
-            dk[:, :, f:r1] += torch.matmul(ds.transpose(-1, -2), q[:, :, rows]).mul_(scale)
+            _add_product(dv[:, :, f:r1], p.transpose(-1, -2), do[:, :, rows])
+            torch.matmul(ds, k[:, :, f:r1], out=dq[:, :, rows]).mul_(scale)
+            _add_product(dk[:, :, f:r1], ds.transpose(-1, -2), q[:, :, rows], scale)
             if f:   # the far keys: the kernel's own backward under the far value; their Σ ds is −(the band's) per row
                 gq, gk, gv = _flash_cpu_bwd(do[:, :, rows], q[:, :, rows], k[:, :, :f], v[:, :, :f], o[:, :, rows],
                                             lse[:, :, rows] - cf, 0., False, scale=scale)
@@ -504,10 +504,10 @@ class _FarRelAttention(torch.autograd.Function):
             ds[:, :, rows] = (dp - Dr[:, :, rows]) * p[:, :, rows]
             band = p.new_zeros(B, H, r1 - r0, r1 - r0 + K - 1)
             _FarRelAttention._diag(band, K).copy_(p[:, :, rows])
-            dvp[:, :, keys] += torch.matmul(band.transpose(-1, -2), do[:, :, rows])
+            _add_product(dvp[:, :, keys], band.transpose(-1, -2), do[:, :, rows])
             _FarRelAttention._diag(band, K).copy_(ds[:, :, rows])
             dq[:, :, rows] = torch.matmul(band, kp[:, :, keys]).mul_(scale)
-            dkp[:, :, keys] += torch.matmul(band.transpose(-1, -2), q[:, :, rows]).mul_(scale)
+            _add_product(dkp[:, :, keys], band.transpose(-1, -2), q[:, :, rows], scale)
         dk, dv = dkp[:, :, K - 1:], dvp[:, :, K - 1:]
         drel = q.new_zeros(B, H, T, 2 * K + 1) if rel is not None else None   # (summed to rel's shape at the end: rel may be shared by the batch)
         if drel is not None: drel[..., 1:K + 1] = ds
@@ -620,10 +620,10 @@ class _FarRelBothSides(torch.autograd.Function):
             ds[:, :, rows] = (dp - Dr[:, :, rows]) * p[:, :, rows]
             band = p.new_zeros(B, H, r1 - r0, r1 - r0 + 2 * K - 2)
             _FarRelBothSides._band(band, K).copy_(p[:, :, rows])
-            dvp[:, :, keys] += torch.matmul(band.transpose(-1, -2), do[:, :, rows])
+            _add_product(dvp[:, :, keys], band.transpose(-1, -2), do[:, :, rows])
             _FarRelBothSides._band(band, K).copy_(ds[:, :, rows])
             dq[:, :, rows] = torch.matmul(band, kp[:, :, keys]).mul_(scale)
-            dkp[:, :, keys] += torch.matmul(band.transpose(-1, -2), q[:, :, rows]).mul_(scale)
+            _add_product(dkp[:, :, keys], band.transpose(-1, -2), q[:, :, rows], scale)
         dk, dv = dkp[:, :, K - 1:K - 1 + T], dvp[:, :, K - 1:K - 1 + T]
         drel = q.new_zeros(B, H, T, 2 * K + 1) if rel is not None else None   # (summed to rel's shape at the end: rel may be shared by the batch)
         if drel is not None: drel[..., 1:2 * K] = ds
