@@ -1087,27 +1087,29 @@ class _CoPEAttention(torch.autograd.Function):
     """softmax(q·kᵀ/√d + z)·v of causal self-attention, z CoPE's term, by blocks of query rows; the backward written out.
     Keys and values are taken last to first, so that a row's positions are a forward cumulative sum and its future keys
     come first; q·kᵀ serves both the gates and the logits, and dq, dk take the gradient of both in one pair of products.
-    Nothing of size T × T is kept: the backward recomputes each block's gates, positions and weights (the same
-    operations on the same inputs, so the same numbers), and only q, k, v, e and the output are saved."""
+    Nothing of size T × T is kept: the backward recomputes each block's gates and positions (the same operations on
+    the same inputs, so the same numbers) and its weights from each row's log-sum-exp; q, k, v, e, the output and
+    those log-sum-exps (natively; the torch path recomputes the softmax) are saved."""
     @staticmethod
     def forward(ctx, q, k, v, e, rows):
         B, H, T, d = q.shape; npos = e.shape[-2]
         qs, kr, vr = q * d ** -0.5, k.flip(2), v.flip(2)               # block r0:r1 sees keys r1−1, …, 0: kr[T − r1:]
         tab, o = _cope_table(q, e), q.new_empty(B, H, T, d)
         lib = _cope_native(q)
+        lse = q.new_empty(B, H, T) if lib is not None else None         # each row's log-sum-exp, for the backward
         for r0, r1, fut in _cope_blocks(T, rows, q.device):
             if lib is not None:   # gates, positions, z and the softmax in one pass a row (`cope_rows`)
                 P = torch.matmul(qs[:, :, r0:r1], kr[:, :, T - r1:].transpose(-1, -2), out=_scratch('cope_s', (B, H, r1 - r0, r1), qs))
-                lib[0].cope_rows_heads(P.data_ptr(), None, None, torch.view_as_real(tab).data_ptr(), None, B, H, r1 - r0, r1, T, r0,
+                lib[0].cope_rows_heads(P.data_ptr(), None, None, torch.view_as_real(tab).data_ptr(), None, lse.data_ptr(), B, H, r1 - r0, r1, T, r0,
                                        npos, lib[1])
             else: P = torch.softmax(_cope_logits(qs, kr, tab, r0, r1, fut, npos), -1)
             torch.matmul(P, vr[:, :, T - r1:], out=o[:, :, r0:r1])
-        ctx.save_for_backward(q, k, v, e, o)
+        ctx.save_for_backward(q, k, v, e, o, lse)
         ctx.rows = rows
         return o
     @staticmethod
     def backward(ctx, do):
-        q, k, v, e, o = ctx.saved_tensors
+        q, k, v, e, o, lse = ctx.saved_tensors
         B, H, T, d = q.shape; npos, scale, rows = e.shape[-2], d ** -0.5, ctx.rows
         qs, kr, vr, do, tab = q * scale, k.flip(2), v.flip(2), do.contiguous(), _cope_table(q, e)
         Dr = (do * o).sum(-1, keepdim=True)                            # Σ_j P_ij dP_ij
@@ -1118,10 +1120,10 @@ class _CoPEAttention(torch.autograd.Function):
         for r0, r1, fut in _cope_blocks(T, rows, q.device):
             c = r1 - r0
             kb, dor = kr[:, :, T - r1:], do[:, :, r0:r1]
-            if lib is not None:   # the weights again, dS, the table's sums and the gates' term in one pass a row (`cope_rows`)
+            if lib is not None:   # the weights from the forward's lse, dS, the table's sums and the gates' term in one pass a row
                 P = torch.matmul(qs[:, :, r0:r1], kb.transpose(-1, -2), out=_scratch('cope_s', (B, H, c, r1), qs))
                 dS = torch.matmul(dor, vr[:, :, T - r1:].transpose(-1, -2), out=_scratch('cope_dS', (B, H, c, r1), q))
-                lib[0].cope_rows_heads(P.data_ptr(), dS.data_ptr(), Dr.data_ptr(), tabr.data_ptr(), gawr.data_ptr(), B, H, c, r1, T,
+                lib[0].cope_rows_heads(P.data_ptr(), dS.data_ptr(), Dr.data_ptr(), tabr.data_ptr(), gawr.data_ptr(), lse.data_ptr(), B, H, c, r1, T,
                                        r0, npos, lib[1])
                 _add_product(dvr[:, :, T - r1:], P.transpose(-1, -2), dor)   # (summed in place: no product written out)
             else:

@@ -982,9 +982,10 @@ static void fire_rows(float *out, int64_t H, int64_t c, int64_t n, int64_t Tq, i
    and s becomes P = softmax(s + z), 0 on future keys. p only grows, and once it reaches npos − 1 every farther key has
    the top position (slope 0): those keys get the one value re[npos − 1], 16 lanes at a time. With dP (do·v), the
    backward: dS = (dP − Dr)·P, the table's gradient gaw (Σ dS and Σ frac·dS per position, the layout of tab), and the
-   gates' term, dS_u += σ'(s_u)·Σ_{t ≥ u} slope_t·dS_t, written over dP. */
+   gates' term, dS_u += σ'(s_u)·Σ_{t ≥ u} slope_t·dS_t, written over dP. The forward writes each row's log-sum-exp into
+   lse; the backward reads it back, so a far key's weight and dS take one pass: no maximum, sum or scaling again. */
 static inline float sigm(float x) { float e = expf(-fabsf(x)); return x >= 0 ? 1.f / (1.f + e) : e / (1.f + e); }
-static void cope_rows(float *S, float *dP, const float *Dr, const float *tab, float *gaw, int64_t B, int64_t H, int64_t c, int64_t n,
+static void cope_rows(float *S, float *dP, const float *Dr, const float *tab, float *gaw, float *lse, int64_t B, int64_t H, int64_t c, int64_t n,
                int64_t T, int64_t r0, int64_t npos, int64_t h0, int64_t h1) {
     float *gd = malloc(3 * (n + 1) * sizeof(float)), *fr = gd + n + 1, *sl = fr + n + 1;
     int32_t *kk = malloc((n + 1) * sizeof(int32_t));
@@ -1004,9 +1005,32 @@ static void cope_rows(float *S, float *dP, const float *Dr, const float *tab, fl
                     gd[u] = g - g * g; kk[u] = k; fr[u] = f; sl[u] = tb[2 * k + 1];
                 }
                 uc = u;
+                int64_t j;
+                if (dP) {                                           /* backward: the weights from the forward's lse */
+                    float l = lse[bh * T + i], *g = dP + (bh * c + a) * n, D = Dr[bh * T + i], *ga = gaw + (bh * T + i) * npos * 2;
+                    memset(s, 0, u0 * sizeof(float)); memset(g, 0, u0 * sizeof(float));
+                    for (j = u0; j < uc; j++) {                     /* near keys: P, dS, the table's sums */
+                        float e = exp1(s[j] - l), q = (g[j] - D) * e; s[j] = e; g[j] = q;
+                        ga[2 * kk[j]] += q; ga[2 * kk[j] + 1] += fr[j] * q;
+                    }
+                    float far = 0.f; vf fv = {0};
+                    for (; j + L <= n; j += L) {                    /* far keys: logit s + reT, top position */
+                        vf x, y; __builtin_memcpy(&x, s + j, sizeof x); __builtin_memcpy(&y, g + j, sizeof y);
+                        x = exp_le0((x + reT) - l); y = (y - D) * x; fv += y;
+                        __builtin_memcpy(s + j, &x, sizeof x); __builtin_memcpy(g + j, &y, sizeof y);
+                    }
+                    for (; j < n; j++) { float e = exp1((s[j] + reT) - l), q = (g[j] - D) * e; s[j] = e; g[j] = q; far += q; }
+                    for (int l2 = 0; l2 < L; l2++) far += fv[l2];
+                    ga[2 * (npos - 1)] += far;                      /* the far keys: top position, fraction 0 */
+                    double tot = 0., C = 0.;
+                    for (j = u0; j < uc; j++) tot += sl[j] * g[j];
+                    float tf = (float)tot;                          /* dS_u += σ'_u (tot − Σ_{t < u} slope_t dS_t) */
+                    for (j = u0; j < uc; j++) { float q = g[j]; g[j] = q + gd[j] * (tf - (float)C); C += sl[j] * q; }
+                    continue;
+                }
                 float mx = -INFINITY;
                 for (u = u0; u < uc; u++) mx = s[u] > mx ? s[u] : mx;
-                int64_t j = uc;
+                j = uc;
                 vf mv = {0}; mv -= INFINITY;
                 for (; j + L <= n; j += L) {
                     vf x; __builtin_memcpy(&x, s + j, sizeof x); x += reT; __builtin_memcpy(s + j, &x, sizeof x);
@@ -1023,25 +1047,7 @@ static void cope_rows(float *S, float *dP, const float *Dr, const float *tab, fl
                 float r = (float)(1. / sum);
                 memset(s, 0, u0 * sizeof(float));
                 for (j = u0; j < n; j++) s[j] *= r;
-                if (!dP) continue;
-                float *g = dP + (bh * c + a) * n, D = Dr[bh * T + i], *ga = gaw + (bh * T + i) * npos * 2;
-                memset(g, 0, u0 * sizeof(float));
-                for (j = u0; j < uc; j++) {                         /* near keys: dS, the table's sums, Σ slope·dS */
-                    float q = (g[j] - D) * s[j]; g[j] = q;
-                    ga[2 * kk[j]] += q; ga[2 * kk[j] + 1] += fr[j] * q;
-                }
-                float far = 0.f; vf fv = {0};
-                for (j = uc; j + L <= n; j += L) {
-                    vf x, y; __builtin_memcpy(&x, g + j, sizeof x); __builtin_memcpy(&y, s + j, sizeof y);
-                    x = (x - D) * y; fv += x; __builtin_memcpy(g + j, &x, sizeof x);
-                }
-                for (; j < n; j++) { float q = (g[j] - D) * s[j]; g[j] = q; far += q; }
-                for (int l = 0; l < L; l++) far += fv[l];
-                ga[2 * (npos - 1)] += far;                          /* the far keys: top position, fraction 0 */
-                double tot = 0., C = 0.;
-                for (j = u0; j < uc; j++) tot += sl[j] * g[j];
-                float tf = (float)tot;                              /* dS_u += σ'_u (tot − Σ_{t < u} slope_t dS_t) */
-                for (j = u0; j < uc; j++) { float q = g[j]; g[j] = q + gd[j] * (tf - (float)C); C += sl[j] * q; }
+                lse[bh * T + i] = mx + (float)log(sum);
             }
     free(gd); free(kk);
 }
@@ -1071,9 +1077,9 @@ void fire_rows_heads(float *out, int64_t H, int64_t c, int64_t n, int64_t Tq, in
                      const float *kinks, int64_t W, const float *AC) {
     HEADS(nt, H, fire_rows(out, H, c, n, Tq, r0, h0, h1, t, ntr, N, psi, den, off, kinks, W, AC));
 }
-void cope_rows_heads(float *S, float *dP, const float *Dr, const float *tab, float *gaw, int64_t B, int64_t H, int64_t c,
+void cope_rows_heads(float *S, float *dP, const float *Dr, const float *tab, float *gaw, float *lse, int64_t B, int64_t H, int64_t c,
                      int64_t n, int64_t T, int64_t r0, int64_t npos, int64_t nt) {
-    HEADS(nt, H, cope_rows(S, dP, Dr, tab, gaw, B, H, c, n, T, r0, npos, h0, h1));
+    HEADS(nt, H, cope_rows(S, dP, Dr, tab, gaw, lse, B, H, c, n, T, r0, npos, h0, h1));
 }
 '''
 _NATIVE = {}
@@ -1119,7 +1125,7 @@ def _build() -> ctypes.CDLL:
     so.bias_grad_heads.restype = None
     so.fire_rows_heads.argtypes = [P] + [I] * 6 + [P, I, I, P, P, I, P, I, P]
     so.fire_rows_heads.restype = None
-    so.cope_rows_heads.argtypes = [P] * 5 + [I] * 8
+    so.cope_rows_heads.argtypes = [P] * 6 + [I] * 8
     so.cope_rows_heads.restype = None
     so.native_openmp.restype = ctypes.c_int
     so.openmp = bool(so.native_openmp())   # (asked once: `native_threads` runs per block)
