@@ -1115,7 +1115,7 @@ class _CoPEAttention(torch.autograd.Function):
         Dr = (do * o).sum(-1, keepdim=True)                            # Σ_j P_ij dP_ij
         dq, dkr, dvr = torch.empty_like(q), torch.zeros_like(k), torch.zeros_like(v)
         gaw = tab.new_zeros(B, H, T, npos)                             # per position: Σ dz and Σ φ·dz, as one complex number
-        lib = _cope_native(q)
+        lib = _cope_native(q) if lse is not None else None             # the native pass only on what its forward saved
         if lib is not None: Dr, tabr, gawr = Dr.contiguous(), torch.view_as_real(tab), torch.view_as_real(gaw)
         for r0, r1, fut in _cope_blocks(T, rows, q.device):
             c = r1 - r0
