@@ -44,6 +44,7 @@ def _toeplitz_rows(tvec, Tq, r0, r1, n, out):
 
 SMALL_ROWS = 16      # at most this many query rows and no gradient (a decoding step): Shaw's masses from the weights written out
 STRIDED_ROWS = 256   # query rows a call of the flash kernel under a Toeplitz bias read in place (nothing written: larger blocks pay)
+ROWWISE_ROWS = 256   # query rows a block under a bias built by rows (FIRE): its per-block work pays for larger blocks (see the dev notes)
 
 def _toeplitz_view(tvc, Tq, r0, r1, n):
     """Rows r1 − 1, …, r0 (reversed), keys :n of the Toeplitz matrix of `tvc` (H, Tq+Tk−1, contiguous) as a (1, H, r1 − r0, n)
@@ -687,7 +688,7 @@ def fused_attention(q:torch.Tensor, k:torch.Tensor, v:torch.Tensor, # (B,H,Tq,d)
                     K:int=0, # clipping distance of `rel`, `krel` and of the masses `w`
                     need_w:bool=False, # also return w (B,H,Tq,2K+1): the attention mass at each clipped distance
                     krel:torch.Tensor=None, # (B,H,Tk,2K+1) key-side term: krel[b,h,j, clamp(j−i, −K, K)+K] at (i, j)
-                    chunk:int=1 << 20): # attention weights written out at a time (elements)
+                    chunk:int=None): # attention weights written out at a time (elements); default 2^20, or `ROWWISE_ROWS` rows a block under a `RowwiseBias`
     "softmax(q·kᵀ/√d + bias + rel + krel + mask)·v on the flash kernel, exact gradients for `bias`, `rel`, `krel`; also `w` if asked."
     if q.device.type != 'cpu': raise ValueError(f"fused_attention runs on the CPU flash kernel; got a tensor on {q.device}")
     tvec = getattr(bias, 'toeplitz', None) if bias is not None else None
@@ -715,6 +716,7 @@ def fused_attention(q:torch.Tensor, k:torch.Tensor, v:torch.Tensor, # (B,H,Tq,d)
     rw = getattr(bias, 'rowwise', None) if bias is not None else None
     if rw is not None: bias = None                                         # rows built per block by `rw`, gradient to rw.theta
     elif bias is not None: bias = bias.to(q.dtype).contiguous()
+    if chunk is None: chunk = ROWWISE_ROWS * q.shape[0] * q.shape[1] * k.shape[2] if rw is not None else 1 << 20
     if rel is not None: rel = rel.to(q.dtype)
     if krel is not None: krel = krel.to(q.dtype)
     k, v = (_rows_unit(k), _rows_unit(v)) if not torch.is_grad_enabled() else (k.contiguous(), v.contiguous())   # decoding: the cache's views
@@ -862,17 +864,25 @@ static inline float toeplitz_row(float *s, float *g, const float *tr, float *dr,
     for (int k = 0; k < L; k++) sum += acc[k];
     return sum;
 }
-static inline void piece_row(float *s, float *g, const float *xb, float *gb, float A, float C, float l, float D,
-                             int64_t j0, int64_t j1, int first) {
-    int64_t j = j0;   /* b = A·x + C on keys j0 … j1−1 (one piece of FIRE's MLP); gb[j] gets dS (first batch item) or += dS */
+static inline void piece_row(float *s, float *g, const float *xb, const float *dpr, float A, float C, float l, float D,
+                             float dn, float ddn, int64_t j0, int64_t j1, double *sm) {
+    int64_t j = j0;   /* b = A·x + C on keys j0 … j1−1 (one piece of FIRE's MLP); sm += Σ dS, Σ dS·x, Σ dS·∂x/∂c */
+    vf a0 = {0}, a1 = {0}, a2 = {0}; double s0 = 0., s1 = 0., s2 = 0.; int cnt = 0;
     for (; j + L <= j1; j += L) {
-        vf x, u, y, z;
+        vf x, u, y, w;
         __builtin_memcpy(&x, s + j, sizeof x); __builtin_memcpy(&u, xb + j, sizeof u); __builtin_memcpy(&y, g + j, sizeof y);
+        __builtin_memcpy(&w, dpr + j, sizeof w);
         vf p = exp_le0((x + (u * A + C)) - l), q = (y - D) * p;
-        if (first) z = q; else { __builtin_memcpy(&z, gb + j, sizeof z); z += q; }
-        __builtin_memcpy(s + j, &p, sizeof p); __builtin_memcpy(g + j, &q, sizeof q); __builtin_memcpy(gb + j, &z, sizeof z);
+        a0 += q; a1 += q * u; a2 += q * ((w - u * ddn) / dn);
+        __builtin_memcpy(s + j, &p, sizeof p); __builtin_memcpy(g + j, &q, sizeof q);
+        if (++cnt == 64) { for (int k = 0; k < L; k++) { s0 += a0[k]; s1 += a1[k]; s2 += a2[k]; } a0 = a1 = a2 = (vf){0}; cnt = 0; }
     }
-    for (; j < j1; j++) { float p = exp1((s[j] + (xb[j] * A + C)) - l), q = (g[j] - D) * p; s[j] = p; g[j] = q; gb[j] = first ? q : gb[j] + q; }
+    for (int k = 0; k < L; k++) { s0 += a0[k]; s1 += a1[k]; s2 += a2[k]; }
+    for (; j < j1; j++) {
+        float x = xb[j], p = exp1((s[j] + (x * A + C)) - l), q = (g[j] - D) * p; s[j] = p; g[j] = q;
+        s0 += q; s1 += q * x; s2 += q * ((dpr[j] - x * ddn) / dn);
+    }
+    sm[0] += s0; sm[1] += s1; sm[2] += s2;
 }
 static inline int64_t n_below(const float *kinks, int64_t W, float x) {   /* #{kinks < x}: torch.bucketize's piece */
     int64_t lo = 0, hi = W;
@@ -918,8 +928,9 @@ static void bias_grad_block(float *S, float *dP, const float *lse, const float *
                      const float *t, float *dt, int64_t nt, int64_t N,
                      const float *psi, const float *dpsi, const float *den, const float *dden, int64_t off,
                      const float *kinks, int64_t W, const float *AC, float *dA, float *dC, float *dc, float *tsum) {
-    float *xb = nt < Tq ? malloc(2 * (n + 1) * sizeof(float)) : NULL, *gb = xb ? xb + n + 1 : NULL;
+    float *xb = nt < Tq ? malloc((n + 1) * sizeof(float)) : NULL;
     int64_t *rs = nt < Tq ? malloc(6 * (W + 2) * sizeof(int64_t)) : NULL, P = W + 1;
+    double *sm = nt < Tq ? malloc(6 * (W + 2) * sizeof(double)) : NULL;   /* per run: Σ dS, Σ dS·x, Σ dS·∂x/∂c over b */
     for (int64_t a = 0; a < c; a++) {
         int64_t i = r0 + a, m = n;
         if (causal) { m = i - d0 + 1; m = m < 0 ? 0 : m > n ? n : m; }
@@ -933,28 +944,24 @@ static void bias_grad_block(float *S, float *dP, const float *lse, const float *
                 }
                 continue;
             }
-            for (int64_t b = 0; b < B; b++) {
+            const float *dpr = dpsi + (Tq - 1 - i); float dn = den[i - nt], ddn = dden[i - nt];
+            memset(sm, 0, 3 * nr * sizeof(double));
+            for (int64_t b = 0; b < B; b++) {   /* P and dS, and on each piece the sums of the θ gradients, in one pass */
                 int64_t bh = b * H + h, at = (bh * c + a) * n;
                 float *s = S + at, *g = dP + at, l = lse[bh * Tq + i], D = Dr[bh * Tq + i];
                 for (int64_t r = 0; r < nr; r++) {
                     int64_t p = rs[3 * r + 2];
-                    piece_row(s, g, xb, gb, AC[h * P + p], AC[(H + h) * P + p], l, D, rs[3 * r], rs[3 * r + 1], b == 0);
+                    piece_row(s, g, xb, dpr, AC[h * P + p], AC[(H + h) * P + p], l, D, dn, ddn, rs[3 * r], rs[3 * r + 1], sm + 3 * r);
                 }
                 if (m < n) { memset(s + m, 0, (n - m) * sizeof(float)); memset(g + m, 0, (n - m) * sizeof(float)); }
             }
-            const float *dpr = dpsi + (Tq - 1 - i); float dn = den[i - nt], ddn = dden[i - nt];
-            for (int64_t r = 0; r < nr; r++) {   /* on each piece: Σ dS, Σ dS·x, Σ dS·∂x/∂c */
+            for (int64_t r = 0; r < nr; r++) {   /* b = A x + C on each piece: dC += Σ dS, dA += Σ dS·x, |c| gets A Σ dS·∂x/∂c */
                 int64_t p = rs[3 * r + 2];
-                double s0 = 0., s1 = 0., s2 = 0.;
-                for (int64_t j = rs[3 * r]; j < rs[3 * r + 1]; j++) {
-                    float q = gb[j], x = xb[j];
-                    s0 += q; s1 += q * x; s2 += q * ((dpr[j] - x * ddn) / dn);
-                }
-                dC[p * H + h] += (float)s0; dA[p * H + h] += (float)s1; dc[h] += AC[h * P + p] * (float)s2;
+                dC[p * H + h] += (float)sm[3 * r]; dA[p * H + h] += (float)sm[3 * r + 1]; dc[h] += AC[h * P + p] * (float)sm[3 * r + 2];
             }
         }
     }
-    free(xb); free(rs);
+    free(xb); free(rs); free(sm);
 }
 /* Rows r0 … r0+c−1, keys 0 … n−1 of FIRE's bias for heads h0 … h1−1, into out (H, c, n): rows i < nt from the
    Toeplitz vector t (N per head), the others A·x + C on their pieces (as `bias_grad_block`). */
