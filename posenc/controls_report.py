@@ -307,7 +307,7 @@ def control_findings(ctx:ReportContext, ladder) -> list[str]:
     data = dataclasses.replace(ladder, rungs={r.name: r for r in ladder.select() if control_of(r) == 'data'})
     if data.rungs:
         out += [f"on {x['task']} with data drawn from each seed, τ against the shared draw = {num(x['tau'], 2)} [{num(x['low'], 2)}, {num(x['high'], 2)}]"
-                for x in transfer_rows(ctx, data, ctx.n_boot) if isinstance(x.get('tau'), float) and math.isfinite(x['tau'])]
+                for x in transfer_rows(ctx, data, ctx.n_boot) if isinstance(x.get('tau'), float) and math.isfinite(x['tau']) and not x.get('partial')]
     if 'single' in kinds:
         first, by = {}, {}   # each rung and task's first measure (the headline: `measures` lists it first); one clause per rung and encoding
         for x in change_rows(ctx, ladder):

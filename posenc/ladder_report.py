@@ -11,7 +11,7 @@ from .results import load_runs, select, by_pe, welch, metric_at, pe_rank, tasks_
 from .kinds import get_kind
 from .context import num, fmt_p, md_table, md_escape, ReportContext
 from .ladder import load_ladder, ladder_names
-from .transfer import transfer_table, scores_of, MIN_SEEDS
+from .transfer import transfer_table, scores_of, MIN_SEEDS, MIN_ENCODINGS
 
 # %% auto #0
 __all__ = ['extrap_at', 'measures', 'ladder_root', 'rung_runs', 'ladders_of', 'transfer_rows', 'transfer_md', 'transfer_findings',
@@ -48,7 +48,9 @@ def ladders_of(runs_dir:str|Path, report:str='transfer') -> list:
 
 # %% ../nbs/12bb_ladder_report.ipynb #8caf1afd
 def transfer_rows(ctx:ReportContext, ladder, n_resamples:int=1000) -> list[dict]:
-    "One dict per rung × task × measure: the rung, its change, the runs in and planned, and `transfer_table`'s statistics (or a note)."
+    """One dict per rung × task × measure: the rung, its change, the runs in and planned, and `transfer_table`'s statistics (or a note).
+    While a rung is part-way through its seeds, the statistics are taken over the encodings that have `MIN_SEEDS` (when at
+    least `MIN_ENCODINGS` do), marked `partial` with the others named: a provisional number, which no finding uses."""
     out, runs = [], rung_runs(ctx.runs_dir, ladder)
     for r in ladder.select():
         for t in r.tasks:
@@ -56,38 +58,48 @@ def transfer_rows(ctx:ReportContext, ladder, n_resamples:int=1000) -> list[dict]
             planned = len(r.pes) * len(r.seeds)
             for name, get, hi in measures(b or g or select(ctx.runs, task=t)):   # the measures of the task, whatever has run
                 row = dict(rung=r.name, change=r.change, task=t, measure=name, higher=hi, done=len(g), planned=planned)
-                seeds = min((len(v) for v in scores_of(g, get).values()), default=0)
+                sc = scores_of(g, get)
+                seeds = min((len(v) for v in sc.values()), default=0)
+                few = sorted((pe for pe, v in sc.items() if len(v) < MIN_SEEDS), key=pe_rank)
                 if not g: row['note'] = 'not run yet'
                 elif not b: row['note'] = f"the base's runs at version {r.version(t)} of the {t} recipe not made yet"
-                elif seeds < MIN_SEEDS: row['note'] = f"{seeds} seed{'s' * (seeds != 1)} per encoding so far ({MIN_SEEDS} needed)"
+                elif seeds < MIN_SEEDS and len(sc) - len(few) < MIN_ENCODINGS:
+                    row['note'] = f"{seeds} seed{'s' * (seeds != 1)} per encoding so far ({MIN_SEEDS} needed)"
                 else:
-                    st = transfer_table(b, {r.name: g}, get, hi, n_resamples=n_resamples, base_name=ladder.base).iloc[0].to_dict()
+                    g2 = [x for x in g if x['pe'] not in few]
+                    st = transfer_table(b, {r.name: g2}, get, hi, n_resamples=n_resamples, base_name=ladder.base).iloc[0].to_dict()
                     row.update({k: v for k, v in st.items() if k != 'note'}, note=st['note'])
+                    if few:
+                        row['partial'] = True
+                        row['note'] = '; '.join(x for x in (f"provisional: {len(sc) - len(few)} of {len(sc)} encodings so far, "
+                                                            f"{', '.join(few)} with one seed", st['note']) if x)
                 out.append(row)
     return out
 
 def _cell(x, nd=2) -> str: return '' if x is None or (isinstance(x, float) and math.isnan(x)) else num(x, nd) if isinstance(x, float) else str(x)
 
 def transfer_md(rows:list[dict], label:str='transfer') -> str:
-    "`transfer_rows` as a Markdown table."
+    "`transfer_rows` as a Markdown table (a provisional τ in italics)."
     def tau(x):
         if x.get('tau') is None or (isinstance(x.get('tau'), float) and math.isnan(x['tau'])): return '—'
-        return f"{num(x['tau'], 2)} [{num(x['low'], 2)}, {num(x['high'], 2)}]"
+        s = f"{num(x['tau'], 2)} [{num(x['low'], 2)}, {num(x['high'], 2)}]"
+        return f"*{s}*" if x.get('partial') else s
     body = [[x['rung'], x['task'], x['measure'], f"{x['done']} of {x['planned']}", tau(x), _cell(x.get('n')), _cell(x.get('top3')),
              f"{_cell(x.get('flips'))} ({_cell(x.get('flips_holm'))} Holm)" if x.get('flips') is not None and x.get('tau') == x.get('tau') and 'tau' in x else '',
-             (x.get('flipped') or x.get('note') or '').replace('|', '\\|')] for x in rows]
+             '; '.join(s for s in (x.get('flipped'), x.get('note')) if s).replace('|', '\\|')] for x in rows]
     return md_table(['rung', 'task', 'measure', 'runs in', 'Kendall τ [95% interval]', 'encodings', 'top 3 kept', 'flips', 'flipped pairs, or what is missing'],
                     body, "Does each rung keep the base setting's ranking? τ: Kendall's rank correlation between the seed-mean rankings at the "
                     "base setting and at the rung (1: the same order, 0: unrelated, −1: reversed), with a 95% percentile interval "
                     "from resampling each encoding's seeds at both settings; top 3 kept: how many of the base's three best are among the "
                     "rung's three best; flips: pairs whose order is significant at both settings (Welch's t test over seeds, p < 0.05) "
-                    "and opposite, with the number that survive Holm's correction.", label)
+                    "and opposite, with the number that survive Holm's correction. A rung part-way through its seeds is compared over the "
+                    "encodings that have two (τ in italics, provisional: no finding below rests on it).", label)
 
 # %% ../nbs/12bb_ladder_report.ipynb #f817f4b3
 def _kept(x) -> bool|None:
     """True when a rung kept the base ranking (τ's interval above 0, no pair flipped after Holm's correction over the pairs), False
     when it did not, None without numbers."""
-    if not isinstance(x.get('tau'), float) or math.isnan(x['tau']): return None
+    if x.get('partial') or not isinstance(x.get('tau'), float) or math.isnan(x['tau']): return None   # (provisional: no finding)
     return x['low'] > 0 and not x.get('flips_holm', x.get('flips'))
 
 def transfer_findings(rows:list[dict]) -> list[str]:
@@ -161,6 +173,6 @@ def sec_transfer(ctx:ReportContext) -> str:
         if ctx.has_figure('transfer'): out.append(ctx.figure('transfer', 'Rank of each encoding at the base setting and at each rung with at least two seeds per encoding (1: the best).'))
         said = transfer_findings(rows) + anchor_checks(ctx, lad)
         out.append(' '.join(said) + '\n' if said else
-                   'No rung has two seeds of every encoding it compares yet, so no ranking is compared and nothing above is concluded '
-                   'beyond the base setting.\n')
+                   'No rung has two seeds of every encoding it compares yet, so nothing above is concluded beyond the base setting '
+                   '(a provisional τ, over the encodings that have two seeds, is no finding).\n')
     return '\n'.join(out)
