@@ -13,8 +13,8 @@ from .kinds import KINDS, get_kind
 from .render import FORMATS, render
 from .context import num, pm, pmci, md_escape, md_table, ReportContext, _see, _first, _scalar_items, extra_test_sets, synthetic_trained, trained, sec_trained
 from .sections import sec_results, sec_extrapolation, sec_examples, context_use
-from .conclusions import sec_conclusions, task_families, leading_group, synthetic_mrr, withheld_sentence
-from .ladder_report import sec_transfer, ladders_of, rung_runs, transfer_rows, transfer_findings
+from .conclusions import sec_conclusions, task_families, leading_group, synthetic_mrr, withheld_sentence, _and
+from .ladder_report import sec_transfer, ladders_of, rung_runs, transfer_rows, transfer_findings, _kept
 from .controls_report import sec_controls, control_findings, control_notes, clip_beyond
 from .context import trained_table   # also importable from here, beside `headline_markdown` (the README's tables)
 from .conclusions import repeated_sentences   # also importable from here (the committed report is checked with it)
@@ -618,10 +618,14 @@ def sec_scope(ctx:ReportContext) -> str:
     for lad in ladders_of(ctx.runs_dir):   # what the ladder adds
         runs = rung_runs(ctx.runs_dir, lad)
         n_in, n_all = sum(len(v) for v in runs.values()), sum(len(r.pes) * len(r.seeds) * len(r.tasks) for r in lad.select())
+        full = [x for x in transfer_rows(ctx, lad, ctx.n_boot) if _kept(x) is not None]   # rungs ranked over every encoding
+        ranked, rtasks = (list(dict.fromkeys(x[k] for x in full)) for k in ('rung', 'task'))
         out.append(f"- **Beyond this setting:** the `{lad.name}` ladder (@sec-transfer) re-runs tasks with one thing changed per "
                    f"rung ({', '.join(r.name for r in lad.select())}) and asks whether the rankings above hold there; "
                    f"{n_in} of its {n_all} runs are in, and a rung gives a ranking only once every encoding it compares has "
-                   f"two seeds. Until then every finding here holds at this one setting per task.")
+                   f"two seeds. " + (f"So far {_and(ranked)} {'do' if len(ranked) > 1 else 'does'}, for {_and(rtasks)} "
+                   f"(the findings of @sec-transfer); the findings on every other task hold at this one setting per task." if ranked else
+                   "None does yet, so every finding here holds at this one setting per task."))
     for lad in ladders_of(ctx.runs_dir, 'controls'):   # what the controls add
         runs = rung_runs(ctx.runs_dir, lad)
         n_in, n_all = sum(len(v) for v in runs.values()), sum(len(r.pes) * len(r.seeds) * len(r.tasks) for r in lad.select())
