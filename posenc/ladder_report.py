@@ -50,8 +50,17 @@ def ladders_of(runs_dir:str|Path, report:str='transfer') -> list:
 def transfer_rows(ctx:ReportContext, ladder, n_resamples:int=1000) -> list[dict]:
     """One dict per rung × task × measure: the rung, its change, the runs in and planned, and `transfer_table`'s statistics (or a note).
     While a rung is part-way through its seeds, the statistics are taken over the encodings that have `MIN_SEEDS` (when at
-    least `MIN_ENCODINGS` do), marked `partial` with the others named: a provisional number, which no finding uses."""
-    out, runs = [], rung_runs(ctx.runs_dir, ladder)
+    least `MIN_ENCODINGS` do), marked `partial` with the others named: a provisional number, which no finding uses.
+    Kept on `ctx` for the same rungs and runs (the report asks from its section, its opening findings and its scope)."""
+    runs = rung_runs(ctx.runs_dir, ladder)
+    key = (ladder.name, n_resamples, tuple((r.name, tuple(r.tasks), tuple(r.pes), tuple(r.seeds),
+                                           tuple((x['dir'], x['status']) for x in runs[r.name])) for r in ladder.select()))
+    memo = ctx.__dict__.setdefault('_transfer_rows', {})
+    if key not in memo: memo[key] = _transfer_rows(ctx, ladder, runs, n_resamples)
+    return [dict(x) for x in memo[key]]
+
+def _transfer_rows(ctx, ladder, runs, n_resamples) -> list[dict]:
+    out = []
     for r in ladder.select():
         for t in r.tasks:
             b, g = ctx.base_runs(t, r.version(t)), select(runs[r.name], task=t)
