@@ -65,6 +65,7 @@ class ReportContext:
         self.runs_dir, self.figures_dir, self.out_dir = Path(runs_dir), Path(figures_dir), Path(out_dir)
         self.all_runs = load_runs(runs_dir, recipes='all')   # every version of every task's recipe
         self.runs, self.n_boot, self._boot, self._checks = current_recipes(self.all_runs), n_boot, {}, {}
+        self.transfer_memo = {}   # a ladder's transfer rows, kept by `posenc.ladder_report.transfer_rows` for the same rungs and runs
         self.clip_beyond = {}   # {(task, scheme): (measure, [(k, mean)])}: a clipped scheme at other k (set by `posenc.report` from the controls)
         idx = json.loads((self.figures_dir/'figures.json').read_text()) if (self.figures_dir/'figures.json').is_file() else {}
         self.fig_index = idx.get('figures', {})

@@ -55,7 +55,7 @@ def transfer_rows(ctx:ReportContext, ladder, n_resamples:int=1000) -> list[dict]
     runs = rung_runs(ctx.runs_dir, ladder)
     key = (ladder.name, n_resamples, tuple((r.name, tuple(r.tasks), tuple(r.pes), tuple(r.seeds),
                                            tuple((x['dir'], x['status']) for x in runs[r.name])) for r in ladder.select()))
-    memo = ctx.__dict__.setdefault('_transfer_rows', {})
+    memo = ctx.transfer_memo
     if key not in memo: memo[key] = _transfer_rows(ctx, ladder, runs, n_resamples)
     return [dict(x) for x in memo[key]]
 
