@@ -1,6 +1,6 @@
 """The probes of a ladder: every finished run of each rung with its headline measure, the task's trivial baseline,
-whether it passed the training check, and its wall time; per rung, the measured core-hours of one run and an estimate
-for the whole rung (mean wall time of its runs × runs planned, one thread a run). Settings tried for a rung before it was fixed lie in runs/<ladder>-probes/<variant>/ and are listed
+whether it passed the training check, and its wall time; per rung, its core-hours: measured (the sum of its runs' wall
+times, one thread a run) once every planned run is in, else estimated (mean wall time of the runs in × runs planned). Settings tried for a rung before it was fixed lie in runs/<ladder>-probes/<variant>/ and are listed
 as (probe) rows.
 
     python tools/ladder_probes.py [LADDER]        (default: transfer)
@@ -35,9 +35,10 @@ def main(name='transfer'):
                   f"{rule.baseline_name}: {b if not isinstance(b, float) else round(b, 3)} | {ok} | {x['metrics']['wall_s'] / 60:.1f} |")
         if name.startswith('(probe)'): continue
         r = lad[name]; n = len(r.pes) * len(r.seeds) * len(r.tasks)
-        if walls: est.append((r.name, len(walls), n, np.mean(walls) / 3600 * n))
-        else: est.append((r.name, 0, n, None))   # no probe yet
-    print('\n| rung | probes | runs planned | core-hours (estimate) |\n|---|---|---|---|')
-    for rn, k, n, h in est: print(f"| {rn} | {k} | {n} | {'—' if h is None else f'{h:.1f}'} |")
+        if len(walls) >= n: est.append((r.name, len(walls), n, sum(walls) / 3600, 'measured'))
+        elif walls: est.append((r.name, len(walls), n, np.mean(walls) / 3600 * n, 'estimate'))
+        else: est.append((r.name, 0, n, None, ''))   # no probe yet
+    print('\n| rung | runs in | runs planned | core-hours | |\n|---|---|---|---|---|')
+    for rn, k, n, h, how in est: print(f"| {rn} | {k} | {n} | {'—' if h is None else f'{h:.1f}'} | {how} |")
 
 if __name__ == '__main__': main(*sys.argv[1:])
