@@ -493,7 +493,7 @@ def fig_speed_params(runs:list[dict]):
 
 # %% ../nbs/11_figures.ipynb #69068047
 def fig_transfer(runs:list[dict]):
-    "A bump chart per task: each encoding's rank (1: the best, by the task's headline measure) at the base setting and at each rung of a ladder whose every encoding has two seeds."
+    "A bump chart per task: each encoding's rank (1: the best, by the task's headline measure) at the base setting, among the encodings the rungs compare, and at each rung of a ladder whose every encoding has two seeds."
     from posenc.ladder import ladder_names, load_ladder
     if not runs: raise NoData('no finished run')
     runs_dir, panels = run_home(runs[0]), []
@@ -510,7 +510,9 @@ def fig_transfer(runs:list[dict]):
     for ax, t in zip(axs, tasks):
         h = get_kind(next(rs[0]['kind'] for tt, _, g, _ in panels if tt == t for rs in g.values())).headline   # the task's kind
         v = next(v for tt, *_, v in panels if tt == t)   # the recipe version its rungs change: the base column's
-        cols = [('base', by_pe(select([x for x in every if x.get('recipe', 1) == v], task=t)))] + [(rn, g) for tt, rn, g, _ in panels if tt == t]
+        compared = {pe for tt, _, g, _ in panels if tt == t for pe in g}   # the base ranks these alone, so a rank means the same in every column
+        base = {pe: rs for pe, rs in by_pe(select([x for x in every if x.get('recipe', 1) == v], task=t)).items() if pe in compared}
+        cols = [('base', base)] + [(rn, g) for tt, rn, g, _ in panels if tt == t]
         rank = {}
         for i, (_, g) in enumerate(cols):
             m = {pe: float(np.mean(v)) for pe, rs in g.items() if (v := [x for r in rs if isinstance(x := metric_at(r, h.measure), (int, float))])}
