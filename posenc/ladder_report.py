@@ -14,20 +14,24 @@ from .ladder import load_ladder, ladder_names
 from .transfer import transfer_table, scores_of, MIN_SEEDS, MIN_ENCODINGS
 
 # %% auto #0
-__all__ = ['extrap_at', 'measures', 'ladder_root', 'rung_runs', 'ladders_of', 'transfer_rows', 'transfer_md', 'transfer_findings',
-           'anchor_checks', 'sec_transfer']
+__all__ = ['METRIC_NAMES', 'extrap_at', 'measures', 'ladder_root', 'rung_runs', 'ladders_of', 'transfer_rows', 'transfer_md',
+           'transfer_findings', 'anchor_checks', 'sec_transfer']
 
 # %% ../nbs/12bb_ladder_report.ipynb #648ae663
 def extrap_at(factor:int):
     "A run's sliding-window validation loss at `factor` × its training length (None where that length was not scored)."
     return lambda r: sliding_at(r, factor)
 
+METRIC_NAMES = dict(bleu='BLEU', chrf='chrF')   # a metric's name in sentences, from its key in metrics.json
+
 def measures(runs:list[dict]) -> list[tuple]:
     "(name, getter, higher is better) of each measure the ladder compares for the runs of one task."
     if not runs: return []
     h = get_kind(runs[0]['kind']).headline
     out = [(h.what, h.measure, h.higher)]
-    if (a := get_kind(runs[0]['kind']).trained.also) is not None: out.append((a.measure, a.measure, a.higher))   # translation: chrF too
+    if (a := get_kind(runs[0]['kind']).trained.also) is not None:   # translation: chrF too, named as in sentences ('beam chrF')
+        metric, _, how = a.measure.partition('.')
+        out.append((' '.join(x for x in (how, METRIC_NAMES.get(metric, metric)) if x), a.measure, a.higher))
     if any((r['metrics'].get('extrapolation') or {}).get('lengths') for r in runs):
         out.append(('loss at 4× its training length', extrap_at(4), False))
     return out
