@@ -13,8 +13,8 @@ from .transfer import rank_agreement, scores_of, MIN_SEEDS, TooFewRuns, NoRankin
 from .ladder_report import measures, rung_runs, ladders_of, transfer_rows, transfer_md, transfer_findings
 
 # %% auto #0
-__all__ = ['CONTROLS', 'LR_MIN_GAIN', 'control_of', 'gain', 'gain_txt', 'verdict', 'matched_rows', 'matched_md', 'strongest',
-           'matched_findings', 'clip_rows', 'clip_md', 'clip_findings', 'lr_rows', 'lr_md', 'lr_findings',
+__all__ = ['CONTROLS', 'LR_MIN_GAIN', 'VERDICT_WORDS', 'control_of', 'gain', 'gain_txt', 'verdict', 'matched_rows', 'matched_md',
+           'strongest', 'matched_findings', 'clip_rows', 'clip_md', 'clip_findings', 'lr_rows', 'lr_md', 'lr_findings',
            'change_rows', 'change_md', 'change_findings', 'control_findings', 'sec_controls', 'control_notes',
            'clip_beyond']
 
@@ -279,13 +279,34 @@ def change_findings(rows:list[dict]) -> list[str]:
     return out
 
 # %% ../nbs/12bc_controls_report.ipynb #7d014fe9
+def _brief(g:dict|None, nd:int=3) -> str:
+    "A gain for a list: '+0.123 (p = 0.004)'; '+0.123 (one seed)' with one value a side."
+    s = gain_txt(g, nd)
+    return s if g is None else f"{s.split(' ± ')[0]} ({fmt_p(g['p']) if math.isfinite(g['se']) else 'one seed'})"
+
+def _range(xs:list[dict]) -> str:
+    "τ of each row ('0.71 [0.64, 0.86] on shakespeare'), or from the lowest to the highest over many tasks."
+    t = lambda x: f"{num(x['tau'], 2)} [{num(x['low'], 2)}, {num(x['high'], 2)}] on {x['task']}"
+    if len(xs) <= 3: return _and([t(x) for x in xs])
+    lo, hi = min(xs, key=lambda x: x['tau']), max(xs, key=lambda x: x['tau'])
+    return (f"from {t(lo)} to {t(hi)} over {len(xs)} tasks, "
+            + ("every interval above 0" if all(x['low'] > 0 for x in xs) else
+               f"the interval reaching 0 on {_and([x['task'] for x in xs if x['low'] <= 0])}"))
+
+VERDICT_WORDS = {'ahead': 'ahead of', 'behind': 'behind', 'within noise': 'within noise of', 'untested': 'untested against'}
+
 def control_findings(ctx:ReportContext, ladder) -> list[str]:
-    "A digest of every question that has numbers at a rung, for the report's opening list (its sentences are the section's, shortened)."
+    """One sentence per question that has numbers at a rung, for the report's opening list: the section's verdicts condensed
+    (each scheme's verdicts grouped across tasks), its sentences left to the section."""
     out, kinds = [], {control_of(r) for r in ladder.select()}
-    if 'params' in kinds:   # each scheme against its strongest widened baseline
-        out += [f"{x['scheme']} − {x['baseline']} widened to its parameters on {x['task']}: {gain_txt(x['matched'])}"
-                for _, x in strongest(matched_rows(ctx, ladder)).values()]
-    flat = {}   # tasks where no k changes any scheme's score: one clause for all of them
+    if 'params' in kinds:   # each scheme against its strongest widened baseline, its tasks grouped by verdict
+        by = {}
+        for _, x in strongest(matched_rows(ctx, ladder)).values():
+            by.setdefault(x['scheme'], {}).setdefault(verdict(x['matched']), []).append(f"{x['task']} ({x['baseline']}) {_brief(x['matched'])}")
+        if by: out.append("Parameters matched: " + '; '.join(
+            f"{s} " + ', '.join(f"{VERDICT_WORDS[v]} its strongest baseline widened to its parameter count on {_and(ts)}" for v, ts in vs.items())
+            for s, vs in by.items()) + '.')
+    moved, flat, ks = {}, {}, {}   # clipping: {verdict: {scheme: [tasks]}}; tasks where no k changes any scheme's score
     for t, xs in _by_task(clip_rows(ctx, ladder)).items():
         moves = []
         for x in xs:
@@ -296,24 +317,28 @@ def control_findings(ctx:ReportContext, ladder) -> list[str]:
         if not moves: continue
         if all(num(m0, 3) == num(m1, 3) == num(moves[0][2], 3) for _, _, m0, m1, _ in moves):
             flat.setdefault((num(moves[0][2], 3), _and([x['scheme'] for x, *_ in moves])), []).append(t); continue
-        k0, k1 = moves[0][1][0]['k'], max(c[-1]['k'] for _, c, *_ in moves)
-        out.append(f"on {t}, from k = {k0} to {k1}: " + ', '.join(
-            f"{x['scheme']} {num(m0, 3)} → {num(m1, 3)} ({dict(ahead='better', behind='worse').get(v, v)})" for x, _, m0, m1, v in moves)
-            + f" ({moves[0][0]['rival']}, which clips nothing: {num(moves[0][0]['rival_mean'], 3)})")
-    out += [f"on {_and(ts)}, {names} score {v} at every k tried" for (v, names), ts in flat.items()]
-    if 'lr' in kinds:
-        out += [f"on {x['task']}, τ between the rankings at the recipe's rate and at each encoding's best = {num(x['tau'], 2)} "
-                f"[{num(x['low'], 2)}, {num(x['high'], 2)}]" for x in lr_rows(ctx, ladder, ctx.n_boot) if 'tau' in x]
+        ks[t] = (moves[0][1][0]['k'], max(c[-1]['k'] for _, c, *_ in moves))
+        for x, _, _, _, v in moves:
+            moved.setdefault(dict(ahead='better', behind='worse').get(v, v), {}).setdefault(x['scheme'], []).append(t)
+    if moved or flat:
+        k0s = sorted({k0 for k0, _ in ks.values()})
+        out.append("Clipping distance: " + '; '.join(
+            [f"from k = {' and '.join(map(str, k0s))} to the largest tried ({_and([f'{k1} on {t}' for t, (_, k1) in ks.items()])}), "
+             + '; '.join(f"{v}: " + ', '.join(f"{s} ({', '.join(ts)})" for s, ts in by.items()) for v, by in moved.items())] * bool(ks)
+            + [f"{names} score {v} on {_and(ts)} at every k tried" for (v, names), ts in flat.items()]) + '.')
+    if 'lr' in kinds and (xs := [x for x in lr_rows(ctx, ladder, ctx.n_boot) if 'tau' in x]):
+        out.append(f"Learning rate per encoding: τ between the rankings at the recipe's rate and at each encoding's best {_range(xs)}.")
     data = dataclasses.replace(ladder, rungs={r.name: r for r in ladder.select() if control_of(r) == 'data'})
-    if data.rungs:
-        out += [f"on {x['task']} with data drawn from each seed, τ against the shared draw = {num(x['tau'], 2)} [{num(x['low'], 2)}, {num(x['high'], 2)}]"
-                for x in transfer_rows(ctx, data, ctx.n_boot) if isinstance(x.get('tau'), float) and math.isfinite(x['tau']) and not x.get('partial')]
+    if data.rungs and (xs := [x for x in transfer_rows(ctx, data, ctx.n_boot)
+                              if isinstance(x.get('tau'), float) and math.isfinite(x['tau']) and not x.get('partial')]):
+        out.append(f"Data drawn from each seed: τ against the shared draw {_range(xs)}.")
     if 'single' in kinds:
-        first, by = {}, {}   # each rung and task's first measure (the headline: `measures` lists it first); one clause per rung and encoding
+        first, by = {}, {}   # each rung and task's first measure (the headline: `measures` lists it first); one clause per rung
         for x in change_rows(ctx, ladder):
             if first.setdefault((x['rung'], x['task']), x['measure']) == x['measure'] and x['gain'] is not None:
-                by.setdefault((x['pe'], x['rung']), []).append(f"{x['task']} {gain_txt(x['gain'])}")
-        out += [f"{pe} at {rung}, its gain on " + ', '.join(gs) for (pe, rung), gs in by.items()]
+                by.setdefault(x['rung'], {}).setdefault(x['pe'], []).append(f"{x['task']} {_brief(x['gain'])}")
+        if by: out.append("Single changes (the gain in each task's headline measure, + better): " + '; '.join(
+            f"{rung}: " + ', '.join(f"{pe} on {_and(gs)}" for pe, gs in pes.items()) for rung, pes in by.items()) + '.')
     return out
 
 def sec_controls(ctx:ReportContext) -> str:

@@ -551,7 +551,7 @@ def findings(ctx:ReportContext) -> list[str]:
                    "known to hold at another model size, context or budget."))
     for lad in ladders_of(ctx.runs_dir, 'controls'):
         fs = control_findings(ctx, lad)
-        out.append(f"**Controls** (@sec-controls): " + ('; '.join(fs) + '.' if fs else
+        out.append(f"**Controls** (@sec-controls): " + (' '.join(fs) if fs else
                    f"no question of the `{lad.name}` ladder (parameters matched, clipping distance, learning rate per encoding, data "
                    "drawn from each seed) has two seeds a side yet, so none of the rankings above is known to survive them."))
     return out[:8]
