@@ -10,7 +10,7 @@ from .results import select, by_pe, welch, mean_std
 from .context import num, fmt_p, md_table, ReportContext, trained
 from .results import default_k
 from .transfer import rank_agreement, scores_of, MIN_SEEDS, TooFewRuns, NoRanking
-from .ladder_report import measures, rung_runs, ladders_of, transfer_rows, transfer_md, transfer_findings
+from .ladder_report import measures, rung_runs, ladders_of, transfer_rows, transfer_md, transfer_findings, _and
 
 # %% auto #0
 __all__ = ['CONTROLS', 'LR_MIN_GAIN', 'VERDICT_WORDS', 'control_of', 'gain', 'gain_txt', 'verdict', 'matched_rows', 'matched_md',
@@ -147,7 +147,6 @@ def _by_task(rows:list[dict]) -> dict[str, list[dict]]:
     for x in rows: out.setdefault(x['task'], []).append(x)
     return out
 
-def _and(xs:list) -> str: return ', '.join(xs[:-1]) + f" and {xs[-1]}" if len(xs) > 1 else ''.join(xs)
 
 def clip_findings(rows:list[dict]) -> list[str]:
     """One sentence per task: each clipped scheme's mean at each k, against the best encoding that clips nothing, and its change from the

@@ -15,7 +15,7 @@ from .transfer import transfer_table, scores_of, MIN_SEEDS, MIN_ENCODINGS
 
 # %% auto #0
 __all__ = ['METRIC_NAMES', 'extrap_at', 'measures', 'ladder_root', 'rung_runs', 'ladders_of', 'transfer_rows', 'transfer_md',
-           'transfer_findings', 'anchor_checks', 'sec_transfer']
+           'transfer_findings', 'transfer_digest', 'anchor_checks', 'sec_transfer']
 
 # %% ../nbs/12bb_ladder_report.ipynb #648ae663
 def extrap_at(factor:int):
@@ -130,6 +130,30 @@ def transfer_findings(rows:list[dict]) -> list[str]:
         elif changed and not held: s += f"did not hold at any rung with runs: {', '.join(map(desc, changed))}."
         else: s += f"held at {', '.join(map(desc, held))} and changed at {', '.join(map(desc, changed))}."
         out.append(s)
+    return out
+
+def _and(xs:list) -> str: return ', '.join(xs[:-1]) + f" and {xs[-1]}" if len(xs) > 1 else ''.join(xs)
+
+def transfer_digest(rows:list[dict]) -> list[str]:
+    """One sentence per task for the report's opening list: the rungs where its ranking held and where it changed (by any
+    measure), τ's range per measure, and the pairs that flipped, each named in its order at the rung ([] without numbers)."""
+    out, tasks = [], {}
+    for x in rows:
+        if (k := _kept(x)) is not None: tasks.setdefault(x['task'], []).append((x, k))
+    for t, xs in tasks.items():
+        changed = list(dict.fromkeys(x['rung'] for x, k in xs if not k))
+        held = [r for r in dict.fromkeys(x['rung'] for x, _ in xs) if r not in changed]
+        taus = {}
+        for x, _ in xs: taus.setdefault(x['measure'], []).append(x['tau'])
+        rng = lambda v: num(v[0], 2) if len(v) == 1 else f"{num(min(v), 2)}–{num(max(v), 2)}"
+        s = (f"On {t}, the base ranking " + ' and '.join(([f"held at {_and(held)}"] if held else []) + ([f"changed at {_and(changed)}"] if changed else []))
+             + f" (τ {'; '.join(f'{rng(v)} by {m}' for m, v in taus.items())})")
+        fl = [(x, [p.split(' → ')[-1] for p in x['flipped'].split(', ')]) for x, _ in xs if x.get('flipped')]
+        if fl:
+            by_m = len({x['measure'] for x, _ in fl}) > 1
+            s += (f"; flipped at p < 0.05 on both sides{', none after Holm' if not any(x.get('flips_holm') for x, _ in fl) else ''}: "
+                  + '; '.join(f"{_and(ps)} at {x['rung']}" + (f" by {x['measure']}" if by_m else '') for x, ps in fl))
+        out.append(s + '.')
     return out
 
 def anchor_checks(ctx:ReportContext, ladder) -> list[str]:
