@@ -505,13 +505,13 @@ def sec_glance(ctx:ReportContext) -> str:
 
 # %% ../nbs/12c_report.ipynb #718af285
 def _leaders(ctx:ReportContext, tasks:list, notes:dict=None) -> str:
-    "Who leads each of `tasks` by its headline measure, tasks with the same leader together, and how many seeds; `notes`: what the controls say of a leader on a task (`control_notes`)."
+    "Who leads each of `tasks` by its headline measure (its mean and the median encoding's), tasks with the same leader together, and how many seeds; `notes`: what the controls say of a leader on a task (`control_notes`)."
     by = {}
     for t in tasks:
         if (L := leading_group(ctx, t)) and L['lead']: by.setdefault(L['lead'][0], []).append((t, L))
     said = []
     for pe, tl in by.items():
-        qual = [f"{t} (@sec-res-{t}, " + (f"within noise of it: {', '.join(L['lead'][1:])}" if len(L['lead']) > 1 else
+        qual = [f"{t} ({num(L['means'][pe], L['nd'])} against the median encoding's {num(float(np.median(list(L['means'].values()))), L['nd'])}; @sec-res-{t}, " + (f"within noise of it: {', '.join(L['lead'][1:])}" if len(L['lead']) > 1 else
                                          'every other trained encoding significantly behind' if not L['untested'] else 'some encodings untested')
                 + ''.join(f"; {n}" for n in (notes or {}).get((t, pe), [])) + ')' for t, L in tl]
         ks = sorted({k for r in select(ctx.runs, pe=pe) if (k := clip_k(r)) is not None})
