@@ -4,18 +4,18 @@
 
 # %% ../nbs/12bb_ladder_report.ipynb #6dfbdb90
 from __future__ import annotations
-import math
+import math, re
 from pathlib import Path
 import numpy as np
 from .results import load_runs, select, by_pe, welch, metric_at, pe_rank, tasks_of, sliding_at
 from .kinds import get_kind
 from .context import num, fmt_p, md_table, md_escape, ReportContext
 from .ladder import load_ladder, ladder_names
-from .transfer import transfer_table, scores_of, MIN_SEEDS, MIN_ENCODINGS
+from .transfer import transfer_table, gaps_to_best, scores_of, MIN_SEEDS, MIN_ENCODINGS
 
 # %% auto #0
 __all__ = ['METRIC_NAMES', 'extrap_at', 'measures', 'ladder_root', 'rung_runs', 'ladders_of', 'transfer_rows', 'transfer_md',
-           'transfer_findings', 'transfer_digest', 'anchor_checks', 'sec_transfer']
+           'transfer_findings', 'transfer_digest', 'gap_tables', 'anchor_checks', 'sec_transfer']
 
 # %% ../nbs/12bb_ladder_report.ipynb #648ae663
 def extrap_at(factor:int):
@@ -156,6 +156,35 @@ def transfer_digest(rows:list[dict]) -> list[str]:
         out.append(s + '.')
     return out
 
+def gap_tables(ctx:ReportContext, ladder, rows:list[dict]) -> list[str]:
+    """Per task and measure with a rung that ranks (`rows`: `transfer_rows` of `ladder`), each encoding's distance from the best seed mean (`gaps_to_best`) at the base setting and at each
+    rung that ranks it (every encoding with two seeds or more), as Markdown tables: τ says whether the order holds, this
+    whether the distances do. A rung at another version of the task's recipe than the first gets its own base column."""
+    runs, out, groups = rung_runs(ctx.runs_dir, ladder), [], {}
+    rungs = {r.name: r for r in ladder.select()}
+    for x in rows:
+        if _kept(x) is not None: groups.setdefault((x['task'], x['measure']), []).append(x)
+    for (t, m), xs in groups.items():
+        name, get, hi = next(z for z in measures(select(runs[xs[0]['rung']], task=t)) if z[0] == m)
+        pes = list(dict.fromkeys(pe for x in xs for pe in rungs[x['rung']].pes))
+        keep = lambda sc: {pe: np.array(v) for pe, v in sc.items() if pe in pes}
+        settings, versions = {}, []
+        for x in xs:
+            v = rungs[x['rung']].version(t)
+            if v not in versions:
+                versions.append(v)
+                settings[ladder.base + (f" (recipe {v})" if len(versions) > 1 else '')] = keep(scores_of(ctx.base_runs(t, v), get))
+            settings[x['rung']] = keep(scores_of(select(runs[x['rung']], task=t), get))
+        g = gaps_to_best(settings, hi)
+        g = g.loc[g.iloc[:, 0].sort_values(kind='stable').index]
+        body = [[pe] + [_cell(float(v), 3) for v in row] for pe, row in g.iterrows()] + [['*(median)*'] + [_cell(float(v), 3) for v in g.median()]]
+        out.append(md_table(['encoding'] + list(g.columns), body,
+                            f"How far each encoding is from the best on {t} by {m} (the best seed mean's distance from the encoding's, in "
+                            f"the measure's units; 0: the best), at the base setting and at each rung that ranks every encoding it "
+                            f"compares over two seeds or more; the last row, the median encoding's distance. Kendall's τ above says whether the order holds; this, whether the "
+                            f"distances do.", f"transfer-gaps-{t}-{'-'.join(re.findall(r'[a-z0-9]+', m.lower()))}"))
+    return out
+
 def anchor_checks(ctx:ReportContext, ladder) -> list[str]:
     "The literature's comparisons re-checked on each rung that has at least two seeds of both encodings (Welch's t test over seeds)."
     out, runs = [], rung_runs(ctx.runs_dir, ladder)
@@ -208,6 +237,7 @@ def sec_transfer(ctx:ReportContext) -> str:
                 '\n'.join(f"- **{r.name}** ({', '.join(r.tasks)}; {len(r.pes)} encodings × {len(r.seeds)} seeds): {r.change}." for r in lad.select()) + '\n',
                 transfer_md(rows, f'transfer-{lad.name}')]
         if ctx.has_figure('transfer'): out.append(ctx.figure('transfer', 'Rank of each encoding at the base setting (among the encodings the rungs compare) and at each rung with at least two seeds per encoding (1: the best).'))
+        out += gap_tables(ctx, lad, rows)
         said = transfer_findings(rows) + anchor_checks(ctx, lad)
         out.append(' '.join(said) + '\n' if said else
                    'No rung has two seeds of every encoding it compares yet, so nothing above is concluded beyond the base setting '
