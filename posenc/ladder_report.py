@@ -14,8 +14,9 @@ from .ladder import load_ladder, ladder_names
 from .transfer import transfer_table, gaps_to_best, scores_of, MIN_SEEDS, MIN_ENCODINGS
 
 # %% auto #0
-__all__ = ['METRIC_NAMES', 'extrap_at', 'measures', 'ladder_root', 'rung_runs', 'ladders_of', 'transfer_rows', 'transfer_md',
-           'transfer_findings', 'transfer_digest', 'gap_tables', 'anchor_checks', 'sec_transfer']
+__all__ = ['METRIC_NAMES', 'ANCHORS', 'extrap_at', 'measures', 'ladder_root', 'rung_runs', 'ladders_of', 'transfer_rows',
+           'transfer_md', 'transfer_findings', 'transfer_digest', 'gap_tables', 'anchor_results', 'anchor_checks',
+           'anchor_digest', 'sec_transfer']
 
 # %% ../nbs/12bb_ladder_report.ipynb #648ae663
 def extrap_at(factor:int):
@@ -185,41 +186,74 @@ def gap_tables(ctx:ReportContext, ladder, rows:list[dict]) -> list[str]:
                             f"distances do.", f"transfer-gaps-{t}-{'-'.join(re.findall(r'[a-z0-9]+', m.lower()))}"))
     return out
 
-def anchor_checks(ctx:ReportContext, ladder) -> list[str]:
-    "The literature's comparisons re-checked on each rung that has at least two seeds of both encodings (Welch's t test over seeds)."
+ANCHORS = {   # the literature's comparisons: what the paper found, and which outcome agrees with it
+    'vaswani': ('Vaswani et al. 2017', 'learnable and sinusoidal nearly identical', 'level'),
+    'press': ('Press et al. 2022', 'ALiBi extrapolates better', 'a'),
+    'kazemnejad': ('Kazemnejad et al. 2023', 'NoPE and T5 generalise best', 'a')}
+
+def anchor_results(ctx:ReportContext, ladder) -> list[dict]:
+    """The literature's comparisons (`ANCHORS`) re-checked on each rung that has at least two seeds of both encodings (Welch's t
+    test over seeds): rung, change, task, the anchor's key, the label said in the section, a, b, the measure, Welch's numbers,
+    and `agrees` (True, False, or None where a directional finding is within noise)."""
     out, runs = [], rung_runs(ctx.runs_dir, ladder)
-    def cmp(rs, a, b, get, hi, what):
+    def cmp(r, t, rs, key, label, a, b, get, hi, what):
         g = by_pe(rs)
-        xa, xb = ([v for r in g.get(p, []) if (v := get(r)) is not None] for p in (a, b))
-        if min(len(xa), len(xb)) < MIN_SEEDS: return None
+        xa, xb = ([v for x in g.get(p, []) if (v := get(x)) is not None] for p in (a, b))
+        if min(len(xa), len(xb)) < MIN_SEEDS: return
         w = welch(xa, xb)
-        better = (w['diff'] > 0) == hi
-        return (f"{a} − {b} {what} = {num(w['diff'], 3)} ± {num(w['se'], 3)} ({fmt_p(w['p'])}; {w['n'][0]} and {w['n'][1]} seeds: "
-                + (f"{a if better else b} better, significantly" if w['p'] < 0.05 else 'within noise') + ')')
+        sig, a_better = w['p'] < 0.05, (w['diff'] > 0) == hi
+        agrees = (not sig) if ANCHORS[key][2] == 'level' else (a_better if sig else None)
+        out.append(dict(rung=r.name, change=r.change, task=t, key=key, label=label, a=a, b=b, what=what, w=w, sig=sig,
+                        better=(a if a_better else b) if sig else None, agrees=agrees))
     for r in ladder.select():
         for t in r.tasks:
             rs = select(runs[r.name], task=t)
             if not rs: continue
-            said = []
             if rs[0]['kind'] == 'synthetic':   # Kazemnejad et al. (2023): NoPE and T5 generalise best
                 acc = lambda x: x['metrics'].get('acc_ood'); g = by_pe(rs)
                 m = {p: np.mean(v) for p, rr in g.items() if (v := [y for x in rr if (y := acc(x)) is not None])}
                 theirs = [p for p in ('none', 't5') if p in m]; rest = [p for p in ('sinusoidal', 'learnable', 'rope', 'alibi') if p in m]
-                if theirs and rest and (c := cmp(rs, max(theirs, key=m.get), max(rest, key=m.get), acc, True, 'accuracy beyond the training length')):
-                    said.append(f"the best of NoPE and T5 against the best of the absolute encodings, RoPE and ALiBi (Kazemnejad et al. "
-                                f"2023: NoPE and T5 generalise best): {c}")
-            if rs[0]['kind'] != 'lm':
-                if said: out.append(f"At {r.name} ({r.change}), on {t}: " + '; '.join(said) + '.')
-                continue
-            if c := cmp(rs, 'learnable', 'sinusoidal', lambda x: x['metrics'].get('val_loss'), False, 'validation loss'):
-                said.append(f"learnable against sinusoidal (Vaswani et al. 2017: nearly identical): {c}")
+                if theirs and rest:
+                    cmp(r, t, rs, 'kazemnejad', "the best of NoPE and T5 against the best of the absolute encodings, RoPE and ALiBi "
+                        "(Kazemnejad et al. 2023: NoPE and T5 generalise best)", max(theirs, key=m.get), max(rest, key=m.get), acc, True,
+                        'accuracy beyond the training length')
+            if rs[0]['kind'] != 'lm': continue
+            cmp(r, t, rs, 'vaswani', 'learnable against sinusoidal (Vaswani et al. 2017: nearly identical)', 'learnable', 'sinusoidal',
+                lambda x: x['metrics'].get('val_loss'), False, 'validation loss')
             if any(k in r.params for k in ('block_size',)):
                 get = extrap_at(4); g = by_pe(rs)
                 rivals = {p: np.mean(v) for p in ('sinusoidal', 'rope', 't5') if (v := [y for x in g.get(p, []) if (y := get(x)) is not None])}
-                if rivals and (c := cmp(rs, 'alibi', min(rivals, key=rivals.get), get, False, 'loss at 4× the training length')):
-                    said.append(f"ALiBi against the best of sinusoidal, RoPE and T5 beyond the training length (Press et al. 2022: ALiBi extrapolates better): {c}")
-            if said: out.append(f"At {r.name} ({r.change}), on {t}: " + '; '.join(said) + '.')
+                if rivals:
+                    cmp(r, t, rs, 'press', 'ALiBi against the best of sinusoidal, RoPE and T5 beyond the training length (Press et al. 2022: '
+                        'ALiBi extrapolates better)', 'alibi', min(rivals, key=rivals.get), get, False, 'loss at 4× the training length')
     return out
+
+def _anchor_num(x) -> str:
+    w = x['w']
+    return f"{x['a']} − {x['b']} {x['what']} = {num(w['diff'], 3)} ± {num(w['se'], 3)}"
+
+def anchor_checks(ctx:ReportContext, ladder) -> list[str]:
+    "The literature's comparisons re-checked on each rung that has at least two seeds of both encodings (`anchor_results`), one sentence per rung and task."
+    groups = {}
+    for x in anchor_results(ctx, ladder): groups.setdefault((x['rung'], x['change'], x['task']), []).append(x)
+    return [f"At {r} ({ch}), on {t}: " + '; '.join(
+                f"{x['label']}: {_anchor_num(x)} ({fmt_p(x['w']['p'])}; {x['w']['n'][0]} and {x['w']['n'][1]} seeds: "
+                + (f"{x['better']} better, significantly" if x['sig'] else 'within noise') + ')' for x in xs) + '.'
+            for (r, ch, t), xs in groups.items()]
+
+def anchor_digest(ctx:ReportContext, ladder) -> list[str]:
+    "One clause per published finding for the report's opening list: the rungs where the runs agree with it, where they do not, and where they cannot tell (significant differences with their numbers)."
+    by, out = {}, []
+    for x in anchor_results(ctx, ladder): by.setdefault(x['key'], []).append(x)
+    for key, xs in by.items():
+        src, claim, _ = ANCHORS[key]
+        words = ({True: 'level, as found, at', False: 'differs at'} if ANCHORS[key][2] == 'level' else
+                 {True: 'agrees at', False: 'disagrees at', None: 'within noise at'})
+        parts = [f"{words[v]} " + _and([f"{x['rung']}" + (f" ({_anchor_num(x)}, {fmt_p(x['w']['p'])})" if x['sig'] else '') for x in xs if x['agrees'] is v])
+                 for v in (True, False, None) if any(x['agrees'] is v for x in xs)]
+        out.append(f"{src} ({claim}): " + ', '.join(parts))
+    return out
+
 
 # %% ../nbs/12bb_ladder_report.ipynb #b0014a98
 def sec_transfer(ctx:ReportContext) -> str:

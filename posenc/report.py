@@ -14,7 +14,7 @@ from .render import FORMATS, render
 from .context import num, pm, pmci, md_escape, md_table, ReportContext, _see, _first, _scalar_items, extra_test_sets, synthetic_trained, trained, sec_trained
 from .sections import sec_results, sec_extrapolation, sec_examples, context_use
 from .conclusions import sec_conclusions, task_families, leading_group, synthetic_mrr, withheld_sentence, _and
-from .ladder_report import sec_transfer, ladders_of, rung_runs, transfer_rows, transfer_findings, transfer_digest, _kept
+from .ladder_report import sec_transfer, ladders_of, rung_runs, transfer_rows, transfer_findings, transfer_digest, anchor_digest, _kept
 from .controls_report import sec_controls, control_findings, control_notes, clip_beyond
 from .context import trained_table   # also importable from here, beside `headline_markdown` (the README's tables)
 from .conclusions import repeated_sentences   # also importable from here (the committed report is checked with it)
@@ -546,9 +546,10 @@ def findings(ctx:ReportContext) -> list[str]:
                    + f"(@tbl-extra-shakespeare-context): a flat curve there is no sign that the distant context is used.")
     for lad in ladders_of(ctx.runs_dir):
         fs = transfer_digest(transfer_rows(ctx, lad, ctx.n_boot))
+        ad = anchor_digest(ctx, lad)   # the papers' findings re-checked at the rungs
         out.append(f"**Beyond this setting** (@sec-transfer): " + (' '.join(fs) if fs else
                    f"the `{lad.name}` ladder has no rung with two seeds of every encoding yet, so none of the findings above is "
-                   "known to hold at another model size, context or budget."))
+                   "known to hold at another model size, context or budget.") + (f" Published findings re-checked: {'; '.join(ad)}." if ad else ''))
     for lad in ladders_of(ctx.runs_dir, 'controls'):
         fs = control_findings(ctx, lad)
         out.append(f"**Controls** (@sec-controls): " + (' '.join(fs) if fs else
