@@ -171,7 +171,7 @@ KAZEMNEJAD_SHORT = {   # `judge`'s verdict on a +1 claim -> (the clause after a 
     'points the same way, untested (a side has one seed)': ('the same way, untested (a side has one seed)', 'points its way, untested, on'),
     'is not reproduced, untested (a side has one seed)': ('the other way, untested (a side has one seed)', 'points the other way, untested, on')}
 
-def _and(xs:list) -> str: return xs[0] if len(xs) == 1 else ', '.join(xs[:-1]) + ' and ' + xs[-1]
+def _and(xs:list) -> str: return ', '.join(xs[:-1]) + f" and {xs[-1]}" if len(xs) > 1 else ''.join(xs)   # ('' for none)
 
 def _tally(tested:list) -> str:
     "How Kazemnejad et al.'s finding fared over several tasks: '' for one task."

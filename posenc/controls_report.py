@@ -10,7 +10,8 @@ from .results import select, by_pe, welch, mean_std
 from .context import num, fmt_p, md_table, ReportContext, trained
 from .results import default_k
 from .transfer import rank_agreement, scores_of, MIN_SEEDS, TooFewRuns, NoRanking
-from .ladder_report import measures, rung_runs, ladders_of, transfer_rows, transfer_md, transfer_findings, _and
+from .ladder_report import measures, rung_runs, ladders_of, transfer_rows, transfer_md, transfer_findings
+from .conclusions import _and
 
 # %% auto #0
 __all__ = ['CONTROLS', 'LR_MIN_GAIN', 'VERDICT_WORDS', 'control_of', 'gain', 'gain_txt', 'verdict', 'matched_rows', 'matched_md',
@@ -146,7 +147,6 @@ def _by_task(rows:list[dict]) -> dict[str, list[dict]]:
     out = {}
     for x in rows: out.setdefault(x['task'], []).append(x)
     return out
-
 
 def clip_findings(rows:list[dict]) -> list[str]:
     """One sentence per task: each clipped scheme's mean at each k, against the best encoding that clips nothing, and its change from the

@@ -11,6 +11,7 @@ from .results import load_runs, select, by_pe, welch, metric_at, pe_rank, tasks_
 from .kinds import get_kind
 from .context import num, fmt_p, md_table, md_escape, ReportContext
 from .ladder import load_ladder, ladder_names
+from .conclusions import _and
 from .transfer import transfer_table, gaps_to_best, scores_of, MIN_SEEDS, MIN_ENCODINGS
 
 # %% auto #0
@@ -133,8 +134,6 @@ def transfer_findings(rows:list[dict]) -> list[str]:
         out.append(s)
     return out
 
-def _and(xs:list) -> str: return ', '.join(xs[:-1]) + f" and {xs[-1]}" if len(xs) > 1 else ''.join(xs)
-
 def transfer_digest(rows:list[dict]) -> list[str]:
     """One sentence per task for the report's opening list: the rungs where its ranking held and where it changed (by any
     measure), τ's range per measure, and the pairs that flipped, each named in its order at the rung ([] without numbers)."""
@@ -158,15 +157,16 @@ def transfer_digest(rows:list[dict]) -> list[str]:
     return out
 
 def gap_tables(ctx:ReportContext, ladder, rows:list[dict]) -> list[str]:
-    """Per task and measure with a rung that ranks (`rows`: `transfer_rows` of `ladder`), each encoding's distance from the best seed mean (`gaps_to_best`) at the base setting and at each
-    rung that ranks it (every encoding with two seeds or more), as Markdown tables: τ says whether the order holds, this
-    whether the distances do. A rung at another version of the task's recipe than the first gets its own base column."""
+    """Per task and measure with a rung that ranks (`rows`: `transfer_rows` of `ladder`), each encoding's distance from the
+    best seed mean (`gaps_to_best`) at the base setting and at each rung that ranks it (every encoding with two seeds or
+    more), as Markdown tables: τ says whether the order holds, this whether the distances do. A rung at another version of
+    the task's recipe than the first gets its own base column."""
     runs, out, groups = rung_runs(ctx.runs_dir, ladder), [], {}
     rungs = {r.name: r for r in ladder.select()}
     for x in rows:
         if _kept(x) is not None: groups.setdefault((x['task'], x['measure']), []).append(x)
     for (t, m), xs in groups.items():
-        name, get, hi = next(z for z in measures(select(runs[xs[0]['rung']], task=t)) if z[0] == m)
+        _, get, hi = next(z for z in measures(select(runs[xs[0]['rung']], task=t)) if z[0] == m)
         pes = list(dict.fromkeys(pe for x in xs for pe in rungs[x['rung']].pes))
         keep = lambda sc: {pe: np.array(v) for pe, v in sc.items() if pe in pes}
         settings, versions = {}, []
@@ -246,8 +246,8 @@ def anchor_digest(ctx:ReportContext, ladder) -> list[str]:
     by, out = {}, []
     for x in anchor_results(ctx, ladder): by.setdefault(x['key'], []).append(x)
     for key, xs in by.items():
-        src, claim, _ = ANCHORS[key]
-        words = ({True: 'level, as found, at', False: 'differs at'} if ANCHORS[key][2] == 'level' else
+        src, claim, kind = ANCHORS[key]
+        words = ({True: 'level, as found, at', False: 'differs at'} if kind == 'level' else
                  {True: 'agrees at', False: 'disagrees at', None: 'within noise at'})
         parts = [f"{words[v]} " + _and([f"{x['rung']}" + (f" ({_anchor_num(x)}, {fmt_p(x['w']['p'])})" if x['sig'] else '') for x in xs if x['agrees'] is v])
                  for v in (True, False, None) if any(x['agrees'] is v for x in xs)]

@@ -14,7 +14,7 @@ from .render import FORMATS, render
 from .context import num, pm, pmci, md_escape, md_table, ReportContext, _see, _first, _scalar_items, extra_test_sets, synthetic_trained, trained, sec_trained
 from .sections import sec_results, sec_extrapolation, sec_examples, context_use
 from .conclusions import sec_conclusions, task_families, leading_group, synthetic_mrr, withheld_sentence, _and
-from .ladder_report import sec_transfer, ladders_of, rung_runs, transfer_rows, transfer_findings, transfer_digest, anchor_digest, _kept
+from .ladder_report import sec_transfer, ladders_of, rung_runs, transfer_rows, transfer_digest, anchor_digest, _kept
 from .controls_report import sec_controls, control_findings, control_notes, clip_beyond
 from .context import trained_table   # also importable from here, beside `headline_markdown` (the README's tables)
 from .conclusions import repeated_sentences   # also importable from here (the committed report is checked with it)
