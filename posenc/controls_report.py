@@ -387,8 +387,8 @@ def control_notes(ctx:ReportContext) -> dict[tuple, list[str]]:
     out = {}
     for lad in ladders_of(ctx.runs_dir, 'controls'):
         for k, (_, x) in strongest(matched_rows(ctx, lad)).items():
-            out.setdefault(k, []).append(f"against {x['baseline']} widened to its parameters {gain_txt(x['matched'])}, "
-                                         f"{verdict(x['matched'])} (@sec-controls-params)")
+            rel = {'ahead': 'ahead of', 'within noise': 'within noise of', 'untested': 'untested against'}.get(v := verdict(x['matched']), v)
+            out.setdefault(k, []).append(f"{rel} {x['baseline']} widened to its parameters, {gain_txt(x['matched'])} (@sec-controls-params)")
     for key, (what, more) in (ctx.clip_beyond or clip_beyond(ctx)).items():   # the report has put them on the context
         k, m = more[-1]
         out.setdefault(key, []).append(f"{what} {num(m, 3)} with k = {k} (@sec-controls-clip)")

@@ -504,20 +504,28 @@ def sec_glance(ctx:ReportContext) -> str:
             + headline_markdown(ctx.runs))
 
 # %% ../nbs/12c_report.ipynb #718af285
-def _leaders(ctx:ReportContext, tasks:list, notes:dict=None) -> str:
-    "Who leads each of `tasks` by its headline measure (its mean and the median encoding's), tasks with the same leader together, and how many seeds; `notes`: what the controls say of a leader on a task (`control_notes`)."
+def _leaders(ctx:ReportContext, tasks:list, notes:dict=None) -> tuple[str, str]:
+    """Who leads each of `tasks` by its headline measure, as sentences (one per leader, its tasks together: its mean, the
+    median encoding's and who is within noise of it), and the measure and seeds they rest on; `notes`: what the controls
+    say of a leader on a task (`control_notes`). ('', '') when no task has a leader."""
     by = {}
     for t in tasks:
         if (L := leading_group(ctx, t)) and L['lead']: by.setdefault(L['lead'][0], []).append((t, L))
     said = []
     for pe, tl in by.items():
-        qual = [f"{t} ({num(L['means'][pe], L['nd'])} against the median encoding's {num(float(np.median(list(L['means'].values()))), L['nd'])}; @sec-res-{t}, " + (f"within noise of it: {', '.join(L['lead'][1:])}" if len(L['lead']) > 1 else
-                                         'every other trained encoding significantly behind' if not L['untested'] else 'some encodings untested')
-                + ''.join(f"; {n}" for n in (notes or {}).get((t, pe), [])) + ')' for t, L in tl]
+        parts = []
+        for t, L in tl:
+            med = num(float(np.median(list(L['means'].values()))), L['nd'])
+            rest = (f"{_and(L['lead'][1:])} within noise of it" if len(L['lead']) > 1 else
+                    'every other trained encoding significantly behind' if not L['untested'] else 'some encodings untested')
+            parts.append(f"{t} with {num(L['means'][pe], L['nd'])} against the median encoding's {med}, {rest} (@sec-res-{t})"
+                         + ''.join(f"; {n}" for n in (notes or {}).get((t, pe), [])))
         ks = sorted({k for r in select(ctx.runs, pe=pe) if (k := clip_k(r)) is not None})
-        said.append(f"{pe}" + (f" (relative distances clipped at k = {' and '.join(map(str, ks))})" if ks else '') + f" on {', '.join(qual)}")
-    seeds = sorted({s for _, tl in by.items() for _, L in tl for s in L['seeds']})
-    return '; '.join(said) + f" (by {tl[0][1]['what'] if by else ''}, {'–'.join(map(str, dict.fromkeys([seeds[0], seeds[-1]])))} seeds per encoding)" if said else ''
+        said.append(f"{pe}" + (f", its relative distances clipped at k = {' and '.join(map(str, ks))}," if ks else '')
+                    + f" leads on {'; and on '.join(parts)}.")
+    if not said: return '', ''
+    seeds = sorted({s for tl in by.values() for _, L in tl for s in L['seeds']})
+    return ' '.join(said), f"by {tl[0][1]['what']}, {'–'.join(map(str, dict.fromkeys([seeds[0], seeds[-1]])))} seeds per encoding"
 
 def findings(ctx:ReportContext) -> list[str]:
     "At most eight bullets a reader can act on, each from the same evidence as the section it links to."
@@ -527,11 +535,13 @@ def findings(ctx:ReportContext) -> list[str]:
             mrr, ts = synthetic_mrr(ctx)
             if mrr:
                 top = list(mrr)[:3]
+                s, how = _leaders(ctx, tasks, notes)
                 out.append(f"**{title}** (train short, test longer): over {len(ts)} trained synthetic tasks, {', '.join(f'{pe} ({num(mrr[pe], 2)})' for pe in top)} "
-                           f"have the best mean reciprocal rank of accuracy beyond the training length (@tbl-mrr); by task the leaders differ: "
-                           + _leaders(ctx, tasks, notes) + '.')
+                           f"have the best mean reciprocal rank of accuracy beyond the training length (@tbl-mrr)."
+                           + (f" By task ({how}) the leaders differ: {s}" if s else ''))
             continue
-        if s := _leaders(ctx, tasks, notes): out.append(f"**{title}**: best by its headline measure: {s}.")
+        s, how = _leaders(ctx, tasks, notes)
+        if s: out.append(f"**{title}** ({how}): {s}")
     if w := withheld_sentence(ctx): out.append(f"**Translation, not judged**: {w}")
     lm = select(ctx.runs, task='shakespeare')
     ex = _first(lm, 'metrics', 'extrapolation') or {}
