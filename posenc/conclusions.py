@@ -245,7 +245,7 @@ def conclusion_rope(ctx, tasks:list=None) -> list[str]:
 
 # %% ../nbs/12b_conclusions.ipynb #a9b8c7d6
 def conclusion_haviv(ctx, tasks:list=None) -> list[str]:
-    out = []
+    out, masked = [], None   # the masked model's NoPE gap (task, nats), for the causal verdict: masked tasks come first
     for t in _in(tasks_of(ctx.runs, 'mlm') + tasks_of(ctx.runs, 'lm'), tasks):
         c = train_check(ctx, t)
         absolute = [pe for pe in ('learnable', 'sinusoidal') if c['ok'].get(pe)]
@@ -258,10 +258,17 @@ def conclusion_haviv(ctx, tasks:list=None) -> list[str]:
             out.append(f"On {t}, NoPE ends {num(c['dist']['none'], 3)} nats below the {base}, {a} {num(c['dist'][a], 3)}; NoPE − {a} "
                        f"validation loss = {_cmp_text(cmp, 3)}. Haviv et al. (2022) found that a masked LM without positional "
                        f"encoding fails to learn; this {judge(cmp['diff'], cmp['p'], 1)}.")
+            if masked is None and math.isfinite(cmp['diff']): masked = (t, cmp['diff'])
         else:
+            vs = ''   # the causal gap against the masked model's, when both are there
+            if masked and masked[1] > 0 and math.isfinite(cmp['diff']):
+                vs = (f"; here NoPE is not behind {a} at all" if cmp['diff'] <= 0 else
+                      f"; here it is {num(cmp['diff'] / masked[1], 2)} of the masked model's ({num(cmp['diff'], 3)} against {num(masked[1], 3)} "
+                      f"nats on {masked[0]}): " + ("smaller, as they found" if cmp['diff'] < masked[1] else "not smaller, unlike their finding")
+                      + (", though NoPE still trails significantly at this budget" if cmp['p'] < 0.05 else ''))
             out.append(f"On {t} (causal), NoPE − {a} validation loss = {_cmp_text(cmp, 3)}, NoPE being {num(c['dist']['none'], 3)} nats "
                        f"below the {base}. Haviv et al. (2022) found causal LMs without positional encoding competitive with "
-                       f"positional ones, the gap small next to the masked case.")
+                       f"positional ones, the gap small next to the masked case{vs}.")
     return out or _none_left(tasks, 'No language-model runs, so the NoPE findings of Haviv et al. (2022) are not examined.')
 
 WMT_ORDER = (('shaw', 'rope', '≳'), ('rope', 'sinusoidal', '≫'), ('sinusoidal', 'none', '≈'))   # relative ≳ RoPE ≫ sinusoidal ≈ none
