@@ -10,14 +10,14 @@ from .results import select, by_pe, welch, mean_std
 from .context import num, fmt_p, md_table, ReportContext, trained
 from .results import default_k
 from .transfer import rank_agreement, scores_of, MIN_SEEDS, TooFewRuns, NoRanking
-from .ladder_report import measures, rung_runs, ladders_of, transfer_rows, transfer_md, transfer_findings
+from .ladder_report import measures, rung_runs, ladders_of, transfer_rows, transfer_md, transfer_findings, _kept
 from .conclusions import _and
 
 # %% auto #0
 __all__ = ['CONTROLS', 'LR_MIN_GAIN', 'VERDICT_WORDS', 'control_of', 'gain', 'gain_txt', 'verdict', 'matched_rows', 'matched_md',
            'strongest', 'matched_findings', 'clip_rows', 'clip_md', 'clip_findings', 'lr_rows', 'lr_md', 'lr_findings',
-           'change_rows', 'change_md', 'change_findings', 'control_findings', 'sec_controls', 'control_notes',
-           'clip_beyond']
+           'change_rows', 'change_md', 'change_findings', 'data_findings', 'control_findings', 'sec_controls',
+           'control_notes', 'clip_beyond']
 
 # %% ../nbs/12bc_controls_report.ipynb #d124582e
 CONTROLS = ('params', 'clip', 'lr', 'data', 'single')   # the questions, in the section's order
@@ -220,7 +220,8 @@ def lr_md(row:dict, label:str) -> str:
     return md_table(['encoding'] + [f"val. loss at lr {_rate(lr)}" + (' (recipe)' if n == row['base'] else '') for n, lr in row['sets']]
                     + ['best rate', f"{row['measure']} at it"], body,
                     f"{row['task']}: validation loss (mean ± sd over seeds, the number of seeds in brackets) at each learning rate, "
-                    f"each encoding's best rate by that loss, and its {row['measure']} there.", label)
+                    f"each encoding's best rate (the recipe's, unless another lowers the mean validation loss by at least {LR_MIN_GAIN:g} nats "
+                    f"with Welch's p < 0.05), and its {row['measure']} there.", label)
 
 def lr_findings(rows:list[dict]) -> list[str]:
     "One sentence per task: τ between the two rankings and which encodings do best away from the recipe's rate."
@@ -291,6 +292,23 @@ def _range(xs:list[dict]) -> str:
     return (f"from {t(lo)} to {t(hi)} over {len(xs)} tasks, "
             + ("every interval above 0" if all(x['low'] > 0 for x in xs) else
                f"the interval reaching 0 on {_and([x['task'] for x in xs if x['low'] <= 0])}"))
+
+def data_findings(rows:list[dict]) -> list[str]:
+    """The data-seed question's paragraph: one sentence when each task has one rung and every rung kept its base ranking (τ's
+    range, the top three kept, the flips), else `transfer_findings`' sentence per task."""
+    xs = [x for x in rows if _kept(x) is not None]
+    if not xs or len({x['task'] for x in xs}) < len(xs) or not all(_kept(x) for x in xs): return transfer_findings(rows)
+    ms = list(dict.fromkeys(x['measure'] for x in xs))
+    top = [x for x in xs if x.get('top3') == 3]
+    flips = [f"{x['flipped']} on {x['task']}" for x in xs if x.get('flipped')]
+    return [f"With each seed drawing its own training and test items, the base ranking held on {_and([x['task'] for x in xs])}"
+            + (f" by {ms[0]}" if len(ms) == 1 else '') + f": Kendall's τ against the shared draw {_range(xs)}; "
+            + (f"the base's three best stayed the three best on every task" if len(top) == len(xs) else
+               f"the base's three best stayed the three best on {_and([x['task'] for x in top]) if top else 'no task'}, "
+               + ', '.join(f"{['none', 'one', 'two'][c] if c in (0, 1, 2) else c} of them on {_and([x['task'] for x in xs if x.get('top3') == c])}"
+                           for c in sorted({x.get('top3') for x in xs if x not in top}, key=lambda c: -(c if isinstance(c, int) else -1))))
+            + ("; no pair's order flipped significantly." if not flips else
+               f"; pairs significant at both settings in opposite orders (p < 0.05 uncorrected, none after Holm's correction): {'; '.join(flips)}.")]
 
 VERDICT_WORDS = {'ahead': 'ahead of', 'behind': 'behind', 'within noise': 'within noise of', 'untested': 'untested against'}
 
@@ -375,7 +393,7 @@ def sec_controls(ctx:ReportContext) -> str:
         if kinds['data']:
             sub = dataclasses.replace(lad, rungs={r.name: r for r in kinds['data']})
             rows = transfer_rows(ctx, sub, ctx.n_boot)
-            part('Data drawn from each seed', 'data', kinds['data'], transfer_md(rows, 'controls-data'), transfer_findings(rows))
+            part('Data drawn from each seed', 'data', kinds['data'], transfer_md(rows, 'controls-data'), data_findings(rows))
         if kinds['single']:
             rows = change_rows(ctx, lad); part('Single changes', 'single', kinds['single'], change_md(rows), change_findings(rows))
     return '\n'.join(out)
