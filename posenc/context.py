@@ -15,8 +15,8 @@ log = logging.getLogger('posenc.context')
 
 # %% auto #0
 __all__ = ['log', 'num', 'fmt_p', 'pmci', 'pm', 'md_escape', 'md_table', 'ReportContext', 'recipe_change', 'recipe_note',
-           'passes', 'check_runs', 'train_check', 'extra_test_sets', 'test_set_checks', 'synthetic_trained', 'trained',
-           'copy_checks', 'judged', 'trained_table', 'sec_trained']
+           'version_preview', 'passes', 'check_runs', 'train_check', 'extra_test_sets', 'test_set_checks',
+           'synthetic_trained', 'trained', 'copy_checks', 'judged', 'trained_table', 'sec_trained']
 
 # %% ../nbs/12_context.ipynb #924abd37
 def num(x, nd:int=2) -> str:
@@ -130,7 +130,32 @@ def recipe_note(ctx:ReportContext, task:str) -> str:
     for x in (x for x in recipe_progress(ctx.all_runs) if x['task'] == task):
         out.append(f"Version {x['version']} of the {task} recipe ({recipe_change(vs[v], vs[x['version']])}) is being made: {x['made']} of its "
                    f"{x['wanted']} runs so far; every {task} number here is version {x['read_at']}'s until all are made.")
+        if p := version_preview(vs[v], vs[x['version']], x['version']): out.append(p)
     return ' '.join(out)
+
+def version_preview(old:list[dict], new:list[dict], version:int) -> str:
+    """How a newer recipe version moves the headline measure (and beam chrF for translation) on the (encoding, seed) pairs
+    finished at both versions: the median change, its extremes and how many pairs it improves ('' without such a pair)."""
+    done = lambda rs: {(r['pe'], r['seed']): r for r in rs if r['status'] == 'done'}
+    a, b = done(old), done(new)
+    if not (both := [k for k in b if k in a]): return ''
+    h = get_kind(b[both[0]]['kind']).headline
+    ms = [(h.what, h.measure, h.digits, h.higher)] + ([('beam chrF', 'chrf.beam', 1, True)] if h.measure == 'bleu.beam' else [])
+    sign = lambda v, nd: f"{'+' if v >= 0 else '−'}{num(abs(v), nd)}"
+    seeds = sorted({s for _, s in both})
+    name = (lambda k: k[0]) if len(seeds) == 1 else (lambda k: f"{k[0]} (seed {k[1]})")
+    parts, n = [], 0
+    for what, key, nd, hi in ms:
+        d = {k: y - x for k in both if isinstance(x := metric_at(a[k], key), (int, float)) and isinstance(y := metric_at(b[k], key), (int, float))}
+        if not d: continue
+        lo, top = min(d, key=d.get), max(d, key=d.get)
+        parts.append(f"{what} by {sign(float(np.median(list(d.values()))), nd)} at the median (from {sign(d[lo], nd)} for {name(lo)} to "
+                     f"{sign(d[top], nd)} for {name(top)}), {'higher' if hi else 'lower'} for {sum((v > 0) == hi and v != 0 for v in d.values())} of {len(d)}")
+        n = max(n, len(d))
+    if not parts: return ''
+    return (f"On the {n} encoding–seed pairs finished at both versions ({len({pe for pe, _ in both})} encodings, seed{'s' * (len(seeds) > 1)} "
+            f"{', '.join(map(str, seeds))}), version {version} changes " + '; '.join(parts)
+            + ": a first look at the new recipe, not yet a comparison of encodings.")
 
 # %% ../nbs/12_context.ipynb #e1f2a3b4
 def passes(kind:str, # a task kind (`posenc.kinds.KINDS`)
