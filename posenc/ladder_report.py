@@ -194,7 +194,8 @@ ANCHORS = {   # the literature's comparisons: what the paper found, and which ou
 def anchor_results(ctx:ReportContext, ladder) -> list[dict]:
     """The literature's comparisons (`ANCHORS`) re-checked on each rung that has at least two seeds of both encodings (Welch's t
     test over seeds): rung, change, task, the anchor's key, the label said in the section, a, b, the measure, Welch's numbers,
-    and `agrees` (True, False, or None where a directional finding is within noise)."""
+    `agrees` (True, False, or None where a directional finding is within noise) and `partial` (fewer seeds than the rung plans:
+    provisional, as a rung's τ is)."""
     out, runs = [], rung_runs(ctx.runs_dir, ladder)
     def cmp(r, t, rs, key, label, a, b, get, hi, what):
         g = by_pe(rs)
@@ -204,7 +205,8 @@ def anchor_results(ctx:ReportContext, ladder) -> list[dict]:
         sig, a_better = w['p'] < 0.05, (w['diff'] > 0) == hi
         agrees = (not sig) if ANCHORS[key][2] == 'level' else (a_better if sig else None)
         out.append(dict(rung=r.name, change=r.change, task=t, key=key, label=label, a=a, b=b, what=what, w=w, sig=sig,
-                        better=(a if a_better else b) if sig else None, agrees=agrees))
+                        better=(a if a_better else b) if sig else None, agrees=agrees,
+                        partial=min(len(xa), len(xb)) < len(r.seeds)))
     for r in ladder.select():
         for t in r.tasks:
             rs = select(runs[r.name], task=t)
@@ -214,18 +216,16 @@ def anchor_results(ctx:ReportContext, ladder) -> list[dict]:
                 m = {p: np.mean(v) for p, rr in g.items() if (v := [y for x in rr if (y := acc(x)) is not None])}
                 theirs = [p for p in ('none', 't5') if p in m]; rest = [p for p in ('sinusoidal', 'learnable', 'rope', 'alibi') if p in m]
                 if theirs and rest:
-                    cmp(r, t, rs, 'kazemnejad', "the best of NoPE and T5 against the best of the absolute encodings, RoPE and ALiBi "
-                        "(Kazemnejad et al. 2023: NoPE and T5 generalise best)", max(theirs, key=m.get), max(rest, key=m.get), acc, True,
+                    cmp(r, t, rs, 'kazemnejad', "the best of NoPE and T5 against the best of the absolute encodings, RoPE and ALiBi", max(theirs, key=m.get), max(rest, key=m.get), acc, True,
                         'accuracy beyond the training length')
             if rs[0]['kind'] != 'lm': continue
-            cmp(r, t, rs, 'vaswani', 'learnable against sinusoidal (Vaswani et al. 2017: nearly identical)', 'learnable', 'sinusoidal',
+            cmp(r, t, rs, 'vaswani', 'learnable against sinusoidal', 'learnable', 'sinusoidal',
                 lambda x: x['metrics'].get('val_loss'), False, 'validation loss')
             if any(k in r.params for k in ('block_size',)):
                 get = extrap_at(4); g = by_pe(rs)
                 rivals = {p: np.mean(v) for p in ('sinusoidal', 'rope', 't5') if (v := [y for x in g.get(p, []) if (y := get(x)) is not None])}
                 if rivals:
-                    cmp(r, t, rs, 'press', 'ALiBi against the best of sinusoidal, RoPE and T5 beyond the training length (Press et al. 2022: '
-                        'ALiBi extrapolates better)', 'alibi', min(rivals, key=rivals.get), get, False, 'loss at 4× the training length')
+                    cmp(r, t, rs, 'press', 'ALiBi against the best of sinusoidal, RoPE and T5 beyond the training length', 'alibi', min(rivals, key=rivals.get), get, False, 'loss at 4× the training length')
     return out
 
 def _anchor_num(x) -> str:
@@ -233,18 +233,23 @@ def _anchor_num(x) -> str:
     return f"{x['a']} − {x['b']} {x['what']} = {num(w['diff'], 3)} ± {num(w['se'], 3)}"
 
 def anchor_checks(ctx:ReportContext, ladder) -> list[str]:
-    "The literature's comparisons re-checked on each rung that has at least two seeds of both encodings (`anchor_results`), one sentence per rung and task."
+    """The literature's comparisons re-checked on each rung that has at least two seeds of both encodings (`anchor_results`), one
+    sentence per finding and task: its numbers at each rung and whether they agree with it."""
     groups = {}
-    for x in anchor_results(ctx, ladder): groups.setdefault((x['rung'], x['change'], x['task']), []).append(x)
-    return [f"At {r} ({ch}), on {t}: " + '; '.join(
-                f"{x['label']}: {_anchor_num(x)} ({fmt_p(x['w']['p'])}; {x['w']['n'][0]} and {x['w']['n'][1]} seeds: "
-                + (f"{x['better']} better, significantly" if x['sig'] else 'within noise') + ')' for x in xs) + '.'
-            for (r, ch, t), xs in groups.items()]
+    for x in anchor_results(ctx, ladder): groups.setdefault((x['key'], x['task']), []).append(x)
+    def verdict(x, kind):
+        if not x['sig']: return 'level, as they found' if kind == 'level' else 'within noise'
+        return f"{x['better']} better" + (', as they found' if x['agrees'] else ', against their finding')
+    return [f"On {t}, {xs[0]['label']}, set against the finding of {ANCHORS[k][0]} ({ANCHORS[k][1]}): " + '; '.join(
+                f"at {x['rung']}, {_anchor_num(x)} ({fmt_p(x['w']['p'])}; {x['w']['n'][0]} and {x['w']['n'][1]} seeds{', provisional' if x['partial'] else ''}), {verdict(x, ANCHORS[k][2])}"
+                for x in xs) + '.'
+            for (k, t), xs in groups.items()]
 
 def anchor_digest(ctx:ReportContext, ladder) -> list[str]:
     "One clause per published finding for the report's opening list: the rungs where the runs agree with it, where they do not, and where they cannot tell (significant differences with their numbers)."
     by, out = {}, []
-    for x in anchor_results(ctx, ladder): by.setdefault(x['key'], []).append(x)
+    for x in anchor_results(ctx, ladder):
+        if not x['partial']: by.setdefault(x['key'], []).append(x)   # (a rung part-way through its seeds: no finding yet)
     for key, xs in by.items():
         src, claim, kind = ANCHORS[key]
         words = ({True: 'level, as found, at', False: 'differs at'} if kind == 'level' else
