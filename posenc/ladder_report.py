@@ -194,11 +194,12 @@ ANCHORS = {   # the literature's comparisons: what the paper found, and which ou
 def anchor_results(ctx:ReportContext, ladder) -> list[dict]:
     """The literature's comparisons (`ANCHORS`) re-checked on each rung that has at least two seeds of both encodings (Welch's t
     test over seeds): rung, change, task, the anchor's key, the label said in the section, a, b, the measure, Welch's numbers,
-    `agrees` (True, False, or None where a directional finding is within noise) and `partial` (fewer seeds than the rung plans:
-    provisional, as a rung's τ is)."""
+    `agrees` (True, False, or None where a directional finding is within noise) and `partial` (provisional, as the rung's τ is while an
+    encoding with runs on the task has fewer than `MIN_SEEDS`)."""
     out, runs = [], rung_runs(ctx.runs_dir, ladder)
     def cmp(r, t, rs, key, label, a, b, get, hi, what):
         g = by_pe(rs)
+        partial = any(len(v) < MIN_SEEDS for v in g.values())   # (`transfer_rows`' rule for a provisional τ)
         xa, xb = ([v for x in g.get(p, []) if (v := get(x)) is not None] for p in (a, b))
         if min(len(xa), len(xb)) < MIN_SEEDS: return
         w = welch(xa, xb)
@@ -206,7 +207,7 @@ def anchor_results(ctx:ReportContext, ladder) -> list[dict]:
         agrees = (not sig) if ANCHORS[key][2] == 'level' else (a_better if sig else None)
         out.append(dict(rung=r.name, change=r.change, task=t, key=key, label=label, a=a, b=b, what=what, w=w, sig=sig,
                         better=(a if a_better else b) if sig else None, agrees=agrees,
-                        partial=min(len(xa), len(xb)) < len(r.seeds)))
+                        partial=partial))
     for r in ladder.select():
         for t in r.tasks:
             rs = select(runs[r.name], task=t)
