@@ -222,11 +222,11 @@ def anchor_results(ctx:ReportContext, ladder) -> list[dict]:
             if rs[0]['kind'] != 'lm': continue
             cmp(r, t, rs, 'vaswani', 'learnable against sinusoidal', 'learnable', 'sinusoidal',
                 lambda x: x['metrics'].get('val_loss'), False, 'validation loss')
-            if any(k in r.params for k in ('block_size',)):
-                get = extrap_at(4); g = by_pe(rs)
-                rivals = {p: np.mean(v) for p in ('sinusoidal', 'rope', 't5') if (v := [y for x in g.get(p, []) if (y := get(x)) is not None])}
-                if rivals:
-                    cmp(r, t, rs, 'press', 'ALiBi against the best of sinusoidal, RoPE and T5 beyond the training length', 'alibi', min(rivals, key=rivals.get), get, False, 'loss at 4× the training length')
+            # every LM rung scores its runs at 4× its block: Press et al.'s finding is re-checked at each
+            get = extrap_at(4); g = by_pe(rs)
+            rivals = {p: np.mean(v) for p in ('sinusoidal', 'rope', 't5') if (v := [y for x in g.get(p, []) if (y := get(x)) is not None])}
+            if rivals:
+                cmp(r, t, rs, 'press', 'ALiBi against the best of sinusoidal, RoPE and T5 beyond the training length', 'alibi', min(rivals, key=rivals.get), get, False, 'loss at 4× the training length')
     return out
 
 def _anchor_num(x) -> str:
