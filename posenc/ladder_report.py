@@ -255,8 +255,16 @@ def anchor_digest(ctx:ReportContext, ladder) -> list[str]:
         src, claim, kind = ANCHORS[key]
         words = ({True: 'level, as found, at', False: 'differs at'} if kind == 'level' else
                  {True: 'agrees at', False: 'disagrees at', None: 'within noise at'})
-        parts = [f"{words[v]} " + _and([f"{x['rung']}" + (f" ({_anchor_num(x)}, {fmt_p(x['w']['p'])})" if x['sig'] else '') for x in xs if x['agrees'] is v])
-                 for v in (True, False, None) if any(x['agrees'] is v for x in xs)]
+        parts = []
+        for v in (True, False, None):
+            g = [x for x in xs if x['agrees'] is v]
+            if not g: continue
+            sig = [x for x in g if x['sig']]
+            if len(sig) > 2:   # many rungs one way: the range of the differences and the largest p, not each number
+                d, p = [x['w']['diff'] for x in sig], max(x['w']['p'] for x in sig)
+                parts.append(f"{words[v]} {_and([x['rung'] for x in g])} ({sig[0]['a']} − {' or '.join(dict.fromkeys(x['b'] for x in sig))} "
+                             f"{sig[0]['what']} from {num(min(d), 3)} to {num(max(d), 3)}, {'p < 0.001' if p < 0.001 else f'p ≤ {p:.3f}'})")
+            else: parts.append(f"{words[v]} " + _and([f"{x['rung']}" + (f" ({_anchor_num(x)}, {fmt_p(x['w']['p'])})" if x['sig'] else '') for x in g]))
         out.append(f"{src} ({claim}): " + ', '.join(parts))
     return out
 
