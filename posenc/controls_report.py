@@ -305,8 +305,8 @@ def data_findings(rows:list[dict]) -> list[str]:
             + (f" by {ms[0]}" if len(ms) == 1 else '') + f": Kendall's τ against the shared draw {_range(xs)}; "
             + (f"the base's three best stayed the three best on every task" if len(top) == len(xs) else
                f"the base's three best stayed the three best on {_and([x['task'] for x in top]) if top else 'no task'}, "
-               + ', '.join(f"{['none', 'one', 'two'][c] if c in (0, 1, 2) else c} of them on {_and([x['task'] for x in xs if x.get('top3') == c])}"
-                           for c in sorted({x.get('top3') for x in xs if x not in top}, key=lambda c: -(c if isinstance(c, int) else -1))))
+               + ', '.join(f"{['none', 'one', 'two'][c]} of them on {_and([x['task'] for x in xs if x['top3'] == c])}"
+                           for c in sorted({x['top3'] for x in xs if x not in top}, reverse=True)))
             + ("; no pair's order flipped significantly." if not flips else
                f"; pairs significant at both settings in opposite orders (p < 0.05 uncorrected, none after Holm's correction): {'; '.join(flips)}.")]
 
@@ -405,8 +405,7 @@ def control_notes(ctx:ReportContext) -> dict[tuple, list[str]]:
     out = {}
     for lad in ladders_of(ctx.runs_dir, 'controls'):
         for k, (_, x) in strongest(matched_rows(ctx, lad)).items():
-            rel = {'ahead': 'ahead of', 'within noise': 'within noise of', 'untested': 'untested against'}.get(v := verdict(x['matched']), v)
-            out.setdefault(k, []).append(f"{rel} {x['baseline']} widened to its parameters, {gain_txt(x['matched'])} (@sec-controls-params)")
+            out.setdefault(k, []).append(f"{VERDICT_WORDS[verdict(x['matched'])]} {x['baseline']} widened to its parameters, {gain_txt(x['matched'])} (@sec-controls-params)")
     for key, (what, more) in (ctx.clip_beyond or clip_beyond(ctx)).items():   # the report has put them on the context
         k, m = more[-1]
         out.setdefault(key, []).append(f"{what} {num(m, 3)} with k = {k} (@sec-controls-clip)")
