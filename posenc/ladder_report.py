@@ -56,7 +56,7 @@ def ladders_of(runs_dir:str|Path, report:str='transfer') -> list:
 def transfer_rows(ctx:ReportContext, ladder, n_resamples:int=1000) -> list[dict]:
     """One dict per rung × task × measure: the rung, its change, the runs in and planned, and `transfer_table`'s statistics (or a note).
     While a rung is part-way through its seeds, the statistics are taken over the encodings that have `MIN_SEEDS` (when at
-    least `MIN_ENCODINGS` do), marked `partial` with the others named: a provisional number, which no finding uses.
+    least `MIN_ENCODINGS` do), marked `partial` with the others (one seed, or none yet) named: a provisional number, which no finding uses.
     Kept on `ctx` for the same rungs and runs (the report asks from its section, its opening findings and its scope)."""
     runs = rung_runs(ctx.runs_dir, ladder)
     key = (ladder.name, n_resamples, tuple((r.name, tuple(r.tasks), tuple(r.pes), tuple(r.seeds),
@@ -76,6 +76,7 @@ def _transfer_rows(ctx, ladder, runs, n_resamples) -> list[dict]:
                 sc = scores_of(g, get)
                 seeds = min((len(v) for v in sc.values()), default=0)
                 few = sorted((pe for pe, v in sc.items() if len(v) < MIN_SEEDS), key=pe_rank)
+                unrun = sorted((pe for pe in r.pes if pe not in sc), key=pe_rank)   # planned, not one run in yet
                 if not g: row['note'] = 'not run yet'
                 elif not b: row['note'] = f"the base's runs at version {r.version(t)} of the {t} recipe not made yet"
                 elif seeds < MIN_SEEDS and len(sc) - len(few) < MIN_ENCODINGS:
@@ -84,10 +85,12 @@ def _transfer_rows(ctx, ladder, runs, n_resamples) -> list[dict]:
                     g2 = [x for x in g if x['pe'] not in few]
                     st = transfer_table(b, {r.name: g2}, get, hi, n_resamples=n_resamples, base_name=ladder.base).iloc[0].to_dict()
                     row.update({k: v for k, v in st.items() if k != 'note'}, note=st['note'])
-                    if few:
+                    if few or unrun:
                         row['partial'] = True
-                        row['note'] = '; '.join(x for x in (f"provisional: {len(sc) - len(few)} of {len(sc)} encodings so far, "
-                                                            f"{', '.join(few)} with one seed", st['note']) if x)
+                        lack = ', '.join(x for x in (f"{', '.join(few)} with one seed" if few else '',
+                                                     f"{', '.join(unrun)} not run yet" if unrun else '') if x)
+                        row['note'] = '; '.join(x for x in (f"provisional: {len(sc) - len(few)} of {len(set(sc) | set(r.pes))} "
+                                                            f"encodings so far, {lack}", st['note']) if x)
                 out.append(row)
     return out
 
@@ -107,8 +110,8 @@ def transfer_md(rows:list[dict], label:str='transfer') -> str:
                     "base setting and at the rung (1: the same order, 0: unrelated, −1: reversed), with a 95% percentile interval "
                     "from resampling each encoding's seeds at both settings; top 3 kept: how many of the base's three best are among the "
                     "rung's three best; flips: pairs whose order is significant at both settings (Welch's t test over seeds, p < 0.05) "
-                    "and opposite, with the number that survive Holm's correction. A rung part-way through its seeds is compared over the "
-                    "encodings that have two (τ in italics, provisional: no finding below rests on it).", label)
+                    "and opposite, with the number that survive Holm's correction. A rung part-way through its runs is compared over the "
+                    "encodings that have two seeds (τ in italics, provisional: no finding below rests on it).", label)
 
 # %% ../nbs/12bb_ladder_report.ipynb #f817f4b3
 def _kept(x) -> bool|None:
@@ -195,11 +198,11 @@ def anchor_results(ctx:ReportContext, ladder) -> list[dict]:
     """The literature's comparisons (`ANCHORS`) re-checked on each rung that has at least two seeds of both encodings (Welch's t
     test over seeds): rung, change, task, the anchor's key, the label said in the section, a, b, the measure, Welch's numbers,
     `agrees` (True, False, or None where a directional finding is within noise) and `partial` (provisional, as the rung's τ is while an
-    encoding with runs on the task has fewer than `MIN_SEEDS`)."""
+    encoding planned for the rung has fewer than `MIN_SEEDS` runs on the task)."""
     out, runs = [], rung_runs(ctx.runs_dir, ladder)
     def cmp(r, t, rs, key, label, a, b, get, hi, what):
         g = by_pe(rs)
-        partial = any(len(v) < MIN_SEEDS for v in g.values())   # (`transfer_rows`' rule for a provisional τ)
+        partial = any(len(g.get(p, [])) < MIN_SEEDS for p in {*g, *r.pes})   # (`transfer_rows`' rule for a provisional τ)
         xa, xb = ([v for x in g.get(p, []) if (v := get(x)) is not None] for p in (a, b))
         if min(len(xa), len(xb)) < MIN_SEEDS: return
         w = welch(xa, xb)
