@@ -405,7 +405,9 @@ def control_notes(ctx:ReportContext) -> dict[tuple, list[str]]:
     out = {}
     for lad in ladders_of(ctx.runs_dir, 'controls'):
         for k, (_, x) in strongest(matched_rows(ctx, lad)).items():
-            out.setdefault(k, []).append(f"{VERDICT_WORDS[verdict(x['matched'])]} {x['baseline']} widened to its parameters, {gain_txt(x['matched'])} (@sec-controls-params)")
+            g = gain_txt(x['matched'])   # its p and the section in one bracket: '+0.037 ± 0.005 (p = 0.012; @sec-controls-params)'
+            g = f"{g[:-1]}; @sec-controls-params)" if g.endswith(')') else f"{g} (@sec-controls-params)"
+            out.setdefault(k, []).append(f"{VERDICT_WORDS[verdict(x['matched'])]} {x['baseline']} widened to its parameters, {g}")
     for key, (what, more) in (ctx.clip_beyond or clip_beyond(ctx)).items():   # the report has put them on the context
         k, m = more[-1]
         out.setdefault(key, []).append(f"{what} {num(m, 3)} with k = {k} (@sec-controls-clip)")
