@@ -94,6 +94,8 @@ def _transfer_rows(ctx, ladder, runs, n_resamples) -> list[dict]:
                 out.append(row)
     return out
 
+def _snum(x, nd=2) -> str: return num(x, nd).replace('-', '−')   # for prose: a minus sign, not a hyphen
+
 def _cell(x, nd=2) -> str: return '' if x is None or (isinstance(x, float) and math.isnan(x)) else num(x, nd) if isinstance(x, float) else str(x)
 
 def transfer_md(rows:list[dict], label:str='transfer') -> str:
@@ -127,7 +129,7 @@ def transfer_findings(rows:list[dict]) -> list[str]:
     for (t, m), xs in groups.items():
         held = [x for x in xs if _kept(x) is True]; changed = [x for x in xs if _kept(x) is False]
         if not held and not changed: continue
-        desc = lambda x: f"{x['rung']} (τ = {num(x['tau'], 2)} [{num(x['low'], 2)}, {num(x['high'], 2)}]" + (
+        desc = lambda x: f"{x['rung']} (τ = {_snum(x['tau'], 2)} [{_snum(x['low'], 2)}, {_snum(x['high'], 2)}]" + (
             f"; {x['flipped']}" + (", p < 0.05 uncorrected, none after Holm" if not x.get('flips_holm') else '')
             if x.get('flipped') else '') + ')'
         s = f"On {t}, by {m}, the base ranking "
@@ -148,7 +150,7 @@ def transfer_digest(rows:list[dict]) -> list[str]:
         held = [r for r in dict.fromkeys(x['rung'] for x, _ in xs) if r not in changed]
         taus = {}
         for x, _ in xs: taus.setdefault(x['measure'], []).append(x['tau'])
-        rng = lambda v: num(v[0], 2) if len(v) == 1 else f"{num(min(v), 2)}–{num(max(v), 2)}"
+        rng = lambda v: _snum(v[0], 2) if len(v) == 1 else f"{_snum(min(v), 2)} to {_snum(max(v), 2)}" if min(v) < 0 else f"{num(min(v), 2)}–{num(max(v), 2)}"
         s = (f"On {t}, the base ranking " + ' and '.join(([f"held at {_and(held)}"] if held else []) + ([f"changed at {_and(changed)}"] if changed else []))
              + f" (τ {'; '.join(f'{rng(v)} by {m}' for m, v in taus.items())})")
         fl = [(x, [p.split(' → ')[-1] for p in x['flipped'].split(', ')]) for x, _ in xs if x.get('flipped')]
@@ -234,7 +236,7 @@ def anchor_results(ctx:ReportContext, ladder) -> list[dict]:
 
 def _anchor_num(x) -> str:
     w = x['w']
-    return f"{x['a']} − {x['b']} {x['what']} = {num(w['diff'], 3)} ± {num(w['se'], 3)}"
+    return f"{x['a']} − {x['b']} {x['what']} = {'+' * (w['diff'] >= 0)}{_snum(w['diff'], 3)} ± {num(w['se'], 3)}"
 
 def anchor_checks(ctx:ReportContext, ladder) -> list[str]:
     """The literature's comparisons re-checked on each rung that has at least two seeds of both encodings (`anchor_results`), one
@@ -266,7 +268,7 @@ def anchor_digest(ctx:ReportContext, ladder) -> list[str]:
             if len(sig) > 2:   # many rungs one way: the range of the differences and the largest p, not each number
                 d, p = [x['w']['diff'] for x in sig], max(x['w']['p'] for x in sig)
                 parts.append(f"{words[v]} {_and([x['rung'] for x in g])} ({sig[0]['a']} − {' or '.join(dict.fromkeys(x['b'] for x in sig))} "
-                             f"{sig[0]['what']} from {num(min(d), 3)} to {num(max(d), 3)}, {'p < 0.001' if p < 0.001 else f'p ≤ {p:.3f}'})")
+                             f"{sig[0]['what']} from {_snum(min(d), 3)} to {_snum(max(d), 3)}, {'p < 0.001' if p < 0.001 else f'p ≤ {p:.3f}'})")
             else: parts.append(f"{words[v]} " + _and([f"{x['rung']}" + (f" ({_anchor_num(x)}, {fmt_p(x['w']['p'])})" if x['sig'] else '') for x in g]))
         out.append(f"{src} ({claim}): " + ', '.join(parts))
     return out
