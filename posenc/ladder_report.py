@@ -191,10 +191,16 @@ def gap_tables(ctx:ReportContext, ladder, rows:list[dict]) -> list[str]:
                             f"distances do.", f"transfer-gaps-{t}-{'-'.join(re.findall(r'[a-z0-9]+', m.lower()))}"))
     return out
 
-ANCHORS = {   # the literature's comparisons: what the paper found, and which outcome agrees with it
-    'vaswani': ('Vaswani et al. 2017', 'learnable and sinusoidal nearly identical', 'level'),
-    'press': ('Press et al. 2022', 'ALiBi extrapolates better', 'a'),
-    'kazemnejad': ('Kazemnejad et al. 2023', 'NoPE and T5 generalise best', 'a')}
+ANCHORS = {   # the literature's comparisons: who found it (authors, year, where in the paper), what, and which outcome agrees with it
+    'vaswani': (('Vaswani et al.', 2017, 'Table 3, row E'), 'learned and sinusoidal positions score nearly the same', 'level'),
+    'press': (('Press et al.', 2022, 'Figure 1'), 'ALiBi extrapolates better than sinusoidal, rotary and T5 positions', 'a'),
+    'kazemnejad': (('Kazemnejad et al.', 2023, None), 'NoPE and T5 generalise to longer inputs best', 'a')}
+
+def _cite(key:str, paren:bool=True) -> str:
+    "An anchor's source: 'Press et al. (2022, Figure 1)', or without the brackets for inside one: 'Press et al. 2022, Figure 1'."
+    who, year, where = ANCHORS[key][0]
+    inner = ', '.join(str(x) for x in (year, where) if x)
+    return f"{who} ({inner})" if paren else f"{who} {inner}"
 
 def anchor_results(ctx:ReportContext, ladder) -> list[dict]:
     """The literature's comparisons (`ANCHORS`) re-checked on each rung that has at least two seeds of both encodings (Welch's t
@@ -246,7 +252,9 @@ def anchor_checks(ctx:ReportContext, ladder) -> list[str]:
     def verdict(x, kind):
         if not x['sig']: return 'level, as they found' if kind == 'level' else 'within noise'
         return f"{x['better']} better" + (', as they found' if x['agrees'] else ', against their finding')
-    return [f"On {t}, {xs[0]['label']}, set against the finding of {ANCHORS[k][0]} ({ANCHORS[k][1]}): " + '; '.join(
+    return ["The papers re-checked next trained far larger models for far longer than any rung: each verdict says what holds at the "
+            "rung's budget, not whether a finding holds at the paper's own."] * bool(groups) + [
+            f"On {t}, {xs[0]['label']}, set against the finding of {_cite(k)} that {ANCHORS[k][1]}: " + '; '.join(
                 f"at {x['rung']}, {_anchor_num(x)} ({fmt_p(x['w']['p'])}; {x['w']['n'][0]} and {x['w']['n'][1]} seeds{', provisional' if x['partial'] else ''}), {verdict(x, ANCHORS[k][2])}"
                 for x in xs) + '.'
             for (k, t), xs in groups.items()]
@@ -257,7 +265,7 @@ def anchor_digest(ctx:ReportContext, ladder) -> list[str]:
     for x in anchor_results(ctx, ladder):
         if not x['partial']: by.setdefault(x['key'], []).append(x)   # (a rung part-way through its seeds: no finding yet)
     for key, xs in by.items():
-        src, claim, kind = ANCHORS[key]
+        _, claim, kind = ANCHORS[key]
         words = ({True: 'level, as found, at', False: 'differs at'} if kind == 'level' else
                  {True: 'agrees at', False: 'disagrees at', None: 'within noise at'})
         parts = []
@@ -270,7 +278,7 @@ def anchor_digest(ctx:ReportContext, ladder) -> list[str]:
                 parts.append(f"{words[v]} {_and([x['rung'] for x in g])} ({sig[0]['a']} − {' or '.join(dict.fromkeys(x['b'] for x in sig))} "
                              f"{sig[0]['what']} from {_snum(min(d), 3)} to {_snum(max(d), 3)}, {'p < 0.001' if p < 0.001 else f'p ≤ {p:.3f}'})")
             else: parts.append(f"{words[v]} " + _and([f"{x['rung']}" + (f" ({_anchor_num(x)}, {fmt_p(x['w']['p'])})" if x['sig'] else '') for x in g]))
-        out.append(f"{src} ({claim}): " + ', '.join(parts))
+        out.append(f"{claim} ({_cite(key, paren=False)}): " + ', '.join(parts))
     return out
 
 

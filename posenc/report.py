@@ -559,7 +559,7 @@ def findings(ctx:ReportContext) -> list[str]:
         ad = anchor_digest(ctx, lad)   # the papers' findings re-checked at the rungs
         out.append(f"**Beyond this setting** (@sec-transfer): " + (' '.join(fs) if fs else
                    f"the `{lad.name}` ladder has no rung with two seeds of every encoding yet, so none of the findings above is "
-                   "known to hold at another model size, context or budget.") + (f" Published findings re-checked: {'; '.join(ad)}." if ad else ''))
+                   "known to hold at another model size, context or budget.") + (f" Published findings re-checked at the rungs' budgets: {'; '.join(ad)}." if ad else ''))
     for lad in ladders_of(ctx.runs_dir, 'controls'):
         fs = control_findings(ctx, lad)
         out.append(f"**Controls** (@sec-controls): " + (' '.join(fs) if fs else
