@@ -7,7 +7,7 @@ from __future__ import annotations
 import collections, functools, math, re
 from .results import select, tasks_of, by_pe, pe_means, welch, mean_reciprocal_rank, metric_at, clip_k
 from .kinds import KINDS, get_kind
-from .context import num, fmt_p, md_table, ReportContext, train_check, synthetic_trained, trained, judged, copy_checks
+from .context import num, signed, fmt_p, md_table, ReportContext, train_check, synthetic_trained, trained, judged, copy_checks
 from .sections import _bleu, _val_loss, SEEDS_AND_SENTENCES, boot_test, low_bleu_caveat
 
 # %% auto #0
@@ -48,7 +48,7 @@ def compare(ctx:ReportContext, task:str, a:str, b:str, get, sign:int=1, boot_met
 def _cmp_text(c:dict, nd:int=2) -> str:
     se = f" ± {num(c['se'], nd)}" if math.isfinite(c['se']) else ''
     p = c['p'] if c['p'] is not None and math.isfinite(c['p']) else c.get('p_sentences', c['p'])
-    return f"{num(c['diff'], nd)}{se} ({fmt_p(p)}, {c['how']}; {c['n'][0]} and {c['n'][1]} seed{'s' * (max(c['n']) > 1)})"
+    return f"{signed(c['diff'], nd)}{se} ({fmt_p(p)}, {c['how']}; {c['n'][0]} and {c['n'][1]} seed{'s' * (max(c['n']) > 1)})"
 
 # %% ../nbs/12b_conclusions.ipynb #7802b504
 def _in(ts:list, tasks:list|None) -> list:

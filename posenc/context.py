@@ -14,15 +14,20 @@ from .kinds import get_kind
 log = logging.getLogger('posenc.context')
 
 # %% auto #0
-__all__ = ['log', 'num', 'fmt_p', 'pmci', 'pm', 'md_escape', 'md_table', 'ReportContext', 'recipe_change', 'recipe_note',
-           'version_preview', 'passes', 'check_runs', 'train_check', 'extra_test_sets', 'test_set_checks',
-           'synthetic_trained', 'trained', 'copy_checks', 'judged', 'trained_table', 'sec_trained']
+__all__ = ['log', 'num', 'signed', 'fmt_p', 'pmci', 'pm', 'md_escape', 'md_table', 'ReportContext', 'recipe_change',
+           'recipe_note', 'version_preview', 'passes', 'check_runs', 'train_check', 'extra_test_sets',
+           'test_set_checks', 'synthetic_trained', 'trained', 'copy_checks', 'judged', 'trained_table', 'sec_trained']
 
 # %% ../nbs/12_context.ipynb #924abd37
 def num(x, nd:int=2) -> str:
     "`x` with `nd` decimals (thousands separated when nd=0); '—' when missing."
     if x is None or (isinstance(x, float) and not math.isfinite(x)): return '—'
     return f'{x:,.0f}' if nd == 0 else f'{x:.{nd}f}'
+
+def signed(x, nd:int=2) -> str:
+    "A difference with its sign, for prose: '+0.42', '−0.12' (a minus sign, not a hyphen); '—' when missing."
+    if x is None or (isinstance(x, float) and not math.isfinite(x)): return '—'
+    return f"{'+' if x >= 0 else '−'}{num(abs(x), nd)}"
 
 def fmt_p(p:float) -> str:
     "A p-value for prose: 'p < 0.001' below that, else three decimals."

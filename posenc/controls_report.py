@@ -7,7 +7,7 @@ from __future__ import annotations
 import dataclasses, inspect, math
 import numpy as np
 from .results import select, by_pe, welch, mean_std
-from .context import num, fmt_p, md_table, ReportContext, trained
+from .context import num, signed, fmt_p, md_table, ReportContext, trained
 from .results import default_k
 from .transfer import rank_agreement, scores_of, MIN_SEEDS, TooFewRuns, NoRanking
 from .ladder_report import measures, rung_runs, ladders_of, transfer_rows, transfer_md, transfer_findings, _kept
@@ -43,7 +43,7 @@ def gain(a, # scores of one system by seed
 def gain_txt(g:dict|None, nd:int=3) -> str:
     "A gain as '+0.123 ± 0.010 (p = 0.004)'; just the signed difference with one value a side; '—' without one."
     if g is None or not math.isfinite(g['gain']): return '—'
-    s = f"{'+' if g['gain'] >= 0 else '−'}{num(abs(g['gain']), nd)}"
+    s = signed(g['gain'], nd)
     return s if not math.isfinite(g['se']) else f"{s} ± {num(g['se'], nd)} ({fmt_p(g['p'])})"
 
 def verdict(g:dict|None, alpha:float=0.05) -> str:

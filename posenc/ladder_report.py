@@ -9,7 +9,7 @@ from pathlib import Path
 import numpy as np
 from .results import load_runs, select, by_pe, welch, metric_at, pe_rank, tasks_of, sliding_at
 from .kinds import get_kind
-from .context import num, fmt_p, md_table, md_escape, ReportContext
+from .context import num, signed, fmt_p, md_table, md_escape, ReportContext
 from .ladder import load_ladder, ladder_names
 from .conclusions import _and
 from .transfer import transfer_table, gaps_to_best, scores_of, MIN_SEEDS, MIN_ENCODINGS
@@ -242,7 +242,7 @@ def anchor_results(ctx:ReportContext, ladder) -> list[dict]:
 
 def _anchor_num(x) -> str:
     w = x['w']
-    return f"{x['a']} − {x['b']} {x['what']} = {'+' * (w['diff'] >= 0)}{_snum(w['diff'], 3)} ± {num(w['se'], 3)}"
+    return f"{x['a']} − {x['b']} {x['what']} = {signed(w['diff'], 3)} ± {num(w['se'], 3)}"
 
 def anchor_checks(ctx:ReportContext, ladder) -> list[str]:
     """The literature's comparisons re-checked on each rung that has at least two seeds of both encodings (`anchor_results`), one
