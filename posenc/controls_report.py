@@ -350,12 +350,16 @@ def control_findings(ctx:ReportContext, ladder) -> list[str]:
                               if isinstance(x.get('tau'), float) and math.isfinite(x['tau']) and not x.get('partial')]):
         out.append(f"Data drawn from each seed: τ against the shared draw {_range(xs)}.")
     if 'single' in kinds:
-        first, by = {}, {}   # each rung and task's first measure (the headline: `measures` lists it first); one clause per rung
+        first, by, probes = {}, {}, []   # each rung and task's first measure (the headline: `measures` lists it first); one clause per rung
         for x in change_rows(ctx, ladder):
             if first.setdefault((x['rung'], x['task']), x['measure']) == x['measure'] and x['gain'] is not None:
-                by.setdefault(x['rung'], {}).setdefault(x['pe'], []).append(f"{x['task']} {_brief(x['gain'])}")
-        if by: out.append("Single changes (the gain in each task's headline measure, + better): " + '; '.join(
-            f"{rung}: " + ', '.join(f"{pe} on {_and(gs)}" for pe, gs in pes.items()) for rung, pes in by.items()) + '.')
+                if math.isfinite(x['gain']['se']): by.setdefault(x['rung'], {}).setdefault(x['pe'], []).append(f"{x['task']} {_brief(x['gain'])}")
+                elif x['rung'] not in probes: probes.append(x['rung'])   # one seed a side: its gain is in the section, not a finding
+        said = ["Single changes (the gain in each task's headline measure, + better): " + '; '.join(
+            f"{rung}: " + ', '.join(f"{pe} on {_and(gs)}" for pe, gs in pes.items()) for rung, pes in by.items()) + '.'] * bool(by)
+        if probes: said.append(f"{'Single changes: ' * (not by)}{_and(probes)} ha{'ve' if len(probes) > 1 else 's'} one seed a side so far: "
+                               "a probe, not a finding (@sec-controls-single).")
+        if said: out.append(' '.join(said))
     return out
 
 def sec_controls(ctx:ReportContext) -> str:
