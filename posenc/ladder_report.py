@@ -94,7 +94,7 @@ def _transfer_rows(ctx, ladder, runs, n_resamples) -> list[dict]:
                 out.append(row)
     return out
 
-def _snum(x, nd=2) -> str: return num(x, nd).replace('-', '−')   # for prose: a minus sign, not a hyphen
+def _snum(x, nd=2) -> str: return signed(x, nd).lstrip('+')   # for prose: a minus sign, not a hyphen, and no plus
 
 def _cell(x, nd=2) -> str: return '' if x is None or (isinstance(x, float) and math.isnan(x)) else num(x, nd) if isinstance(x, float) else str(x)
 
