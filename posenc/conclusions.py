@@ -159,8 +159,8 @@ def mrr_table(ctx) -> str:
             for pe, v in mrr.items()]
     return md_table(['encoding', 'MRR here', 'MRR here, their five', 'Kazemnejad et al.'], rows,
                     f'Mean reciprocal rank by accuracy beyond the training length over {len(ts)} synthetic tasks ({", ".join(ts)}); '
-                    'ties share the best rank. "Their five": ranked among the five encodings Kazemnejad et al. (2023) compared, '
-                    'as in their figure; their absolute embedding (APE) is set beside sinusoidal.', 'mrr')
+                    'ties share the best rank. "Their five": ranked among the five encodings Kazemnejad et al. (2023, Figure 1) compared, '
+                    'as in that figure; their absolute embedding (APE) is set beside sinusoidal.', 'mrr')
 
 KAZEMNEJAD_SHORT = {   # `judge`'s verdict on a +1 claim -> (the clause after a task's numbers, what the tally says of the finding)
     'agrees': ('borne out', 'it is borne out on'),
@@ -202,11 +202,11 @@ def conclusion_kazemnejad(ctx, tasks:list=None) -> list[str]:
         tested.append((t, f"{a} ({num(means[a], 3)}) − {b} ({num(means[b], 3)}) = {_cmp_text(c, 3)}", judge(c['diff'], c['p'], 1)))
     if len(tested) == 1:
         t, d, v = tested[0]
-        out.insert(0, f"On {t}, set against Kazemnejad et al.'s (2023) finding that NoPE and T5 generalise best: in accuracy on "
+        out.insert(0, f"On {t}, set against Kazemnejad et al.'s (2023, Figure 1) finding that NoPE and T5 generalise best: in accuracy on "
                       f"inputs longer than in training, the best of NoPE/T5 minus the best of the absolute encodings, RoPE and ALiBi, "
                       f"is {d}, {KAZEMNEJAD_SHORT[v][0]}.")
     elif tested:
-        out[:0] = ["Kazemnejad et al. (2023) found that NoPE and T5 generalise to longer inputs better than absolute encodings, RoPE "
+        out[:0] = ["Kazemnejad et al. (2023, Figure 1) found that NoPE and T5 generalise to longer inputs better than absolute encodings, RoPE "
                    "and ALiBi. Here, in accuracy on inputs longer than in training, the best of NoPE/T5 minus the best of those: "
                    + '; '.join(f"on {t}, {d}, {KAZEMNEJAD_SHORT[v][0]}" for t, d, v in tested) + '.', _tally(tested)]
     return out or _none_left(tasks, 'No synthetic-task runs, so the length-generalisation findings of Kazemnejad et al. (2023) are not examined.')

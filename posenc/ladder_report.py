@@ -194,7 +194,7 @@ def gap_tables(ctx:ReportContext, ladder, rows:list[dict]) -> list[str]:
 ANCHORS = {   # the literature's comparisons: who found it (authors, year, where in the paper), what, and which outcome agrees with it
     'vaswani': (('Vaswani et al.', 2017, 'Table 3, row E'), 'learned and sinusoidal positions score nearly the same', 'level'),
     'press': (('Press et al.', 2022, 'Figure 1'), 'ALiBi extrapolates better than sinusoidal, rotary and T5 positions', 'a'),
-    'kazemnejad': (('Kazemnejad et al.', 2023, None), 'NoPE and T5 generalise to longer inputs best', 'a')}
+    'kazemnejad': (('Kazemnejad et al.', 2023, 'Figure 1'), 'NoPE and T5 generalise to longer inputs best', 'a')}
 
 def _cite(key:str, paren:bool=True) -> str:
     "An anchor's source: 'Press et al. (2022, Figure 1)', or without the brackets for inside one: 'Press et al. 2022, Figure 1'."
