@@ -275,8 +275,9 @@ def anchor_digest(ctx:ReportContext, ladder) -> list[str]:
             sig = [x for x in g if x['sig']]
             if len(sig) > 2:   # many rungs one way: the range of the differences and the largest p, not each number
                 d, p = [x['w']['diff'] for x in sig], max(x['w']['p'] for x in sig)
+                sn = signed if min(d) < 0 < max(d) else _snum   # a range across zero keeps both signs
                 parts.append(f"{words[v]} {_and([x['rung'] for x in g])} ({sig[0]['a']} − {' or '.join(dict.fromkeys(x['b'] for x in sig))} "
-                             f"{sig[0]['what']} from {_snum(min(d), 3)} to {_snum(max(d), 3)}, {'p < 0.001' if p < 0.001 else f'p ≤ {p:.3f}'})")
+                             f"{sig[0]['what']} from {sn(min(d), 3)} to {sn(max(d), 3)}, {'p < 0.001' if p < 0.001 else f'p ≤ {p:.3f}'})")
             else: parts.append(f"{words[v]} " + _and([f"{x['rung']}" + (f" ({_anchor_num(x)}, {fmt_p(x['w']['p'])})" if x['sig'] else '') for x in g]))
         out.append(f"{claim} ({_cite(key, paren=False)}): " + ', '.join(parts))
     return out
