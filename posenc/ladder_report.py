@@ -9,15 +9,15 @@ from pathlib import Path
 import numpy as np
 from .results import load_runs, select, by_pe, welch, metric_at, pe_rank, tasks_of, sliding_at
 from .kinds import get_kind
-from .context import num, signed, fmt_p, md_table, md_escape, ReportContext
+from .context import num, signed, fmt_p, md_table, md_escape, ReportContext, check_runs
 from .ladder import load_ladder, ladder_names
 from .conclusions import _and
 from .transfer import transfer_table, gaps_to_best, scores_of, MIN_SEEDS, MIN_ENCODINGS
 
 # %% auto #0
-__all__ = ['METRIC_NAMES', 'ANCHORS', 'extrap_at', 'measures', 'ladder_root', 'rung_runs', 'ladders_of', 'transfer_rows',
-           'transfer_md', 'transfer_findings', 'transfer_digest', 'gap_tables', 'anchor_results', 'anchor_checks',
-           'anchor_digest', 'sec_transfer']
+__all__ = ['METRIC_NAMES', 'LOOSE', 'ANCHORS', 'extrap_at', 'measures', 'ladder_root', 'rung_runs', 'ladders_of', 'transfer_rows',
+           'untrained', 'transfer_md', 'transfer_findings', 'transfer_digest', 'gap_tables', 'anchor_results',
+           'anchor_checks', 'anchor_digest', 'sec_transfer']
 
 # %% ../nbs/12bb_ladder_report.ipynb #648ae663
 def extrap_at(factor:int):
@@ -85,6 +85,7 @@ def _transfer_rows(ctx, ladder, runs, n_resamples) -> list[dict]:
                     g2 = [x for x in g if x['pe'] not in few]
                     st = transfer_table(b, {r.name: g2}, get, hi, n_resamples=n_resamples, base_name=ladder.base).iloc[0].to_dict()
                     row.update({k: v for k, v in st.items() if k != 'note'}, note=st['note'])
+                    if bad := untrained(g, exclude=few): row['untrained'] = bad
                     if few or unrun:
                         row['partial'] = True
                         lack = ', '.join(x for x in (f"{', '.join(few)} with one seed" if few else '',
@@ -94,9 +95,17 @@ def _transfer_rows(ctx, ladder, runs, n_resamples) -> list[dict]:
                 out.append(row)
     return out
 
+def untrained(runs:list[dict], exclude=()) -> list[str]:
+    "The encodings whose finished `runs` (one task at one setting) did not pass the task's training check, on their mean over seeds."
+    c = check_runs([r for r in runs if r.get('status', 'done') == 'done'])
+    return sorted((pe for pe, ok in (c['ok'] if c else {}).items() if ok is False and pe not in exclude), key=pe_rank)
+
 def _snum(x, nd=2) -> str: return signed(x, nd).lstrip('+')   # for prose: a minus sign, not a hyphen, and no plus
 
 def _cell(x, nd=2) -> str: return '' if x is None or (isinstance(x, float) and math.isnan(x)) else num(x, nd) if isinstance(x, float) else str(x)
+
+def _untrained_note(x) -> str:
+    return f"did not pass the training check: {', '.join(x['untrained'])}" if x.get('untrained') else ''
 
 def transfer_md(rows:list[dict], label:str='transfer') -> str:
     "`transfer_rows` as a Markdown table (a provisional τ in italics)."
@@ -106,14 +115,16 @@ def transfer_md(rows:list[dict], label:str='transfer') -> str:
         return f"*{s}*" if x.get('partial') else s
     body = [[x['rung'], x['task'], x['measure'], f"{x['done']} of {x['planned']}", tau(x), _cell(x.get('n')), _cell(x.get('top3')),
              f"{_cell(x.get('flips'))} ({_cell(x.get('flips_holm'))} Holm)" if x.get('flips') is not None and x.get('tau') == x.get('tau') and 'tau' in x else '',
-             '; '.join(s for s in (x.get('flipped'), x.get('note')) if s).replace('|', '\\|')] for x in rows]
+             '; '.join(s for s in (x.get('flipped'), _untrained_note(x), x.get('note')) if s).replace('|', '\\|')] for x in rows]
     return md_table(['rung', 'task', 'measure', 'runs in', 'Kendall τ [95% interval]', 'encodings', 'top 3 kept', 'flips', 'flipped pairs, or what is missing'],
                     body, "Does each rung keep the base setting's ranking? τ: Kendall's rank correlation between the seed-mean rankings at the "
                     "base setting and at the rung (1: the same order, 0: unrelated, −1: reversed), with a 95% percentile interval "
                     "from resampling each encoding's seeds at both settings; top 3 kept: how many of the base's three best are among the "
                     "rung's three best; flips: pairs whose order is significant at both settings (Welch's t test over seeds, p < 0.05) "
                     "and opposite, with the number that survive Holm's correction. A rung part-way through its runs is compared over the "
-                    "encodings that have two seeds (τ in italics, provisional: no finding below rests on it).", label)
+                    "encodings that have two seeds (τ in italics, provisional: no finding below rests on it). \"Did not pass the training check\": "
+                    "encodings whose mean over seeds at the rung falls short of the task's check (@sec-trained), so their places in "
+                    "the ranking are those of models that did not learn the task.", label)
 
 # %% ../nbs/12bb_ladder_report.ipynb #f817f4b3
 def _kept(x) -> bool|None:
@@ -122,20 +133,28 @@ def _kept(x) -> bool|None:
     if x.get('partial') or not isinstance(x.get('tau'), float) or math.isnan(x['tau']): return None   # (provisional: no finding)
     return x['low'] > 0 and not x.get('flips_holm', x.get('flips'))
 
+LOOSE = 0.5   # a kept ranking with τ below this: related to the base's order, not the same
+
+def _loose(x) -> bool: return x['tau'] < LOOSE
+
 def transfer_findings(rows:list[dict]) -> list[str]:
     "One sentence per task and measure: the rungs where the base ranking held and where it changed ([] without numbers)."
     out, groups = [], {}
     for x in rows: groups.setdefault((x['task'], x['measure']), []).append(x)
     for (t, m), xs in groups.items():
-        held = [x for x in xs if _kept(x) is True]; changed = [x for x in xs if _kept(x) is False]
-        if not held and not changed: continue
+        held = [x for x in xs if _kept(x) is True and not _loose(x)]; changed = [x for x in xs if _kept(x) is False]
+        loose = [x for x in xs if _kept(x) is True and _loose(x)]
+        if not held and not changed and not loose: continue
         desc = lambda x: f"{x['rung']} (τ = {_snum(x['tau'], 2)} [{_snum(x['low'], 2)}, {_snum(x['high'], 2)}]" + (
             f"; {x['flipped']}" + (", p < 0.05 uncorrected, none after Holm" if not x.get('flips_holm') else '')
-            if x.get('flipped') else '') + ')'
+            if x.get('flipped') else '') + (f"; {_untrained_note(x)}" if x.get('untrained') else '') + ')'
         s = f"On {t}, by {m}, the base ranking "
-        if held and not changed: s += f"held at every rung with runs: {', '.join(map(desc, held))}."
-        elif changed and not held: s += f"did not hold at any rung with runs: {', '.join(map(desc, changed))}."
-        else: s += f"held at {', '.join(map(desc, held))} and changed at {', '.join(map(desc, changed))}."
+        if held and not changed and not loose: s += f"held at every rung with runs: {', '.join(map(desc, held))}."
+        elif changed and not held and not loose: s += f"did not hold at any rung with runs: {', '.join(map(desc, changed))}."
+        else: s += _and([p for p in (f"held at {', '.join(map(desc, held))}" if held else '',
+                                     f"held only loosely (τ below {LOOSE}: related to the base's order, "
+                                     f"not the same; no pair flipped after Holm) at {', '.join(map(desc, loose))}" if loose else '',
+                                     f"changed at {', '.join(map(desc, changed))}" if changed else '') if p]) + '.'
         out.append(s)
     return out
 
@@ -147,18 +166,21 @@ def transfer_digest(rows:list[dict]) -> list[str]:
         if (k := _kept(x)) is not None: tasks.setdefault(x['task'], []).append((x, k))
     for t, xs in tasks.items():
         changed = list(dict.fromkeys(x['rung'] for x, k in xs if not k))
-        held = [r for r in dict.fromkeys(x['rung'] for x, _ in xs) if r not in changed]
+        loose = [r for r in dict.fromkeys(x['rung'] for x, _ in xs if _loose(x)) if r not in changed]
+        held = [r for r in dict.fromkeys(x['rung'] for x, _ in xs) if r not in changed and r not in loose]
         taus = {}
         for x, _ in xs: taus.setdefault(x['measure'], []).append(x['tau'])
         rng = lambda v: _snum(v[0], 2) if len(v) == 1 else f"{_snum(min(v), 2)} to {_snum(max(v), 2)}" if min(v) < 0 else f"{num(min(v), 2)}–{num(max(v), 2)}"
-        s = (f"On {t}, the base ranking " + ' and '.join(([f"held at {_and(held)}"] if held else []) + ([f"changed at {_and(changed)}"] if changed else []))
+        s = (f"On {t}, the base ranking " + ' and '.join(([f"held at {_and(held)}"] if held else []) + ([f"held only loosely at {_and(loose)}"] if loose else [])
+                                                         + ([f"changed at {_and(changed)}"] if changed else []))
              + f" (τ {'; '.join(f'{rng(v)} by {m}' for m, v in taus.items())})")
         fl = [(x, [p.split(' → ')[-1] for p in x['flipped'].split(', ')]) for x, _ in xs if x.get('flipped')]
         if fl:
             by_m = len({x['measure'] for x, _ in fl}) > 1
             s += (f"; flipped at p < 0.05 on both sides{', none after Holm' if not any(x.get('flips_holm') for x, _ in fl) else ''}: "
                   + '; '.join(f"{_and(ps)} at {x['rung']}" + (f" by {x['measure']}" if by_m else '') for x, ps in fl))
-        out.append(s + '.')
+        bad = [f"{_and(x['untrained'])} at {x['rung']}" for x in dict((x['rung'], x) for x, _ in xs if x.get('untrained')).values()]
+        out.append(s + (f"; did not pass the training check there: {'; '.join(bad)}" if bad else '') + '.')
     return out
 
 def gap_tables(ctx:ReportContext, ladder, rows:list[dict]) -> list[str]:
@@ -174,21 +196,26 @@ def gap_tables(ctx:ReportContext, ladder, rows:list[dict]) -> list[str]:
         _, get, hi = next(z for z in measures(select(runs[xs[0]['rung']], task=t)) if z[0] == m)
         pes = list(dict.fromkeys(pe for x in xs for pe in rungs[x['rung']].pes))
         keep = lambda sc: {pe: np.array(v) for pe, v in sc.items() if pe in pes}
-        settings, versions = {}, []
+        settings, versions, flags = {}, [], {}
         for x in xs:
             v = rungs[x['rung']].version(t)
             if v not in versions:
                 versions.append(v)
-                settings[ladder.base + (f" (recipe {v})" if len(versions) > 1 else '')] = keep(scores_of(ctx.base_runs(t, v), get))
-            settings[x['rung']] = keep(scores_of(select(runs[x['rung']], task=t), get))
+                name = ladder.base + (f" (recipe {v})" if len(versions) > 1 else '')
+                settings[name] = keep(scores_of(ctx.base_runs(t, v), get)); flags[name] = untrained(ctx.base_runs(t, v))
+            settings[x['rung']] = keep(scores_of(rs := select(runs[x['rung']], task=t), get)); flags[x['rung']] = untrained(rs)
         g = gaps_to_best(settings, hi)
         g = g.loc[g.iloc[:, 0].sort_values(kind='stable').index]
-        body = [[pe] + [_cell(float(v), 3) for v in row] for pe, row in g.iterrows()] + [['*(median)*'] + [_cell(float(v), 3) for v in g.median()]]
+        mark = lambda pe, col: '‡' if pe in flags.get(col, ()) else ''
+        body = ([[pe] + [_cell(float(v), 3) + mark(pe, col) for col, v in row.items()] for pe, row in g.iterrows()]
+                + [['*(median)*'] + [_cell(float(v), 3) for v in g.median()]])
+        flagged = any(pe in f for f in flags.values() for pe in g.index)
         out.append(md_table(['encoding'] + list(g.columns), body,
                             f"How far each encoding is from the best on {t} by {m} (the best seed mean's distance from the encoding's, in "
                             f"the measure's units; 0: the best), at the base setting and at each rung that ranks every encoding it "
                             f"compares over two seeds or more; the last row, the median encoding's distance. Kendall's τ above says whether the order holds; this, whether the "
-                            f"distances do.", f"transfer-gaps-{t}-{'-'.join(re.findall(r'[a-z0-9]+', m.lower()))}"))
+                            f"distances do." + (" ‡: did not pass the task's training check at that setting (mean over seeds), so its distance is "
+                            "not a trained model's." if flagged else ''), f"transfer-gaps-{t}-{'-'.join(re.findall(r'[a-z0-9]+', m.lower()))}"))
     return out
 
 ANCHORS = {   # the literature's comparisons: who found it (authors, year, where in the paper), what, and which outcome agrees with it
