@@ -232,8 +232,9 @@ def _cite(key:str, paren:bool=True) -> str:
 def anchor_results(ctx:ReportContext, ladder) -> list[dict]:
     """The literature's comparisons (`ANCHORS`) re-checked on each rung that has at least two seeds of both encodings (Welch's t
     test over seeds): rung, change, task, the anchor's key, the label said in the section, a, b, the measure, Welch's numbers,
-    `agrees` (True, False, or None where a directional finding is within noise) and `partial` (provisional, as the rung's τ is while an
-    encoding planned for the rung has fewer than `MIN_SEEDS` runs on the task)."""
+    `agrees` (True, False, or None where a directional finding is within noise), `partial` (provisional, as the rung's τ is while an
+    encoding planned for the rung has fewer than `MIN_SEEDS` runs on the task) and `untrained` (which of a and b did not pass the task's
+    training check at the rung: a verdict that leans on them says so)."""
     out, runs = [], rung_runs(ctx.runs_dir, ladder)
     def cmp(r, t, rs, key, label, a, b, get, hi, what):
         g = by_pe(rs)
@@ -243,9 +244,10 @@ def anchor_results(ctx:ReportContext, ladder) -> list[dict]:
         w = welch(xa, xb)
         sig, a_better = w['p'] < 0.05, (w['diff'] > 0) == hi
         agrees = (not sig) if ANCHORS[key][2] == 'level' else (a_better if sig else None)
+        bad = untrained(rs)
         out.append(dict(rung=r.name, change=r.change, task=t, key=key, label=label, a=a, b=b, what=what, w=w, sig=sig,
                         better=(a if a_better else b) if sig else None, agrees=agrees,
-                        partial=partial))
+                        partial=partial, untrained=[p for p in (a, b) if p in bad]))
     for r in ladder.select():
         for t in r.tasks:
             rs = select(runs[r.name], task=t)
@@ -283,6 +285,7 @@ def anchor_checks(ctx:ReportContext, ladder) -> list[str]:
             "rung's budget, not whether a finding holds at the paper's own."] * bool(groups) + [
             f"On {t}, {xs[0]['label']}, set against the finding of {_cite(k)} that {ANCHORS[k][1]}: " + '; '.join(
                 f"at {x['rung']}, {_anchor_num(x)} ({fmt_p(x['w']['p'])}; {x['w']['n'][0]} and {x['w']['n'][1]} seeds{', provisional' if x['partial'] else ''}), {verdict(x, ANCHORS[k][2])}"
+                + (f" ({_and(x['untrained'])} did not pass the training check there)" if x.get('untrained') else '')
                 for x in xs) + '.'
             for (k, t), xs in groups.items()]
 
@@ -293,6 +296,8 @@ def anchor_digest(ctx:ReportContext, ladder) -> list[str]:
         if not x['partial']: by.setdefault(x['key'], []).append(x)   # (a rung part-way through its seeds: no finding yet)
     for key, xs in by.items():
         _, claim, kind = ANCHORS[key]
+        lab = lambda x: x['rung'] + (f" on {x['task']}" if len({y.get('task') for y in xs if y['rung'] == x['rung']}) > 1 else '') + (
+            f" ({_and(x['untrained'])} short of the training check)" if x.get('untrained') else '')
         words = ({True: 'level, as found, at', False: 'differs at'} if kind == 'level' else
                  {True: 'agrees at', False: 'disagrees at', None: 'within noise at'})
         parts = []
@@ -303,9 +308,9 @@ def anchor_digest(ctx:ReportContext, ladder) -> list[str]:
             if len(sig) > 2:   # many rungs one way: the range of the differences and the largest p, not each number
                 d, p = [x['w']['diff'] for x in sig], max(x['w']['p'] for x in sig)
                 sn = signed if min(d) < 0 < max(d) else _snum   # a range across zero keeps both signs
-                parts.append(f"{words[v]} {_and([x['rung'] for x in g])} ({sig[0]['a']} − {' or '.join(dict.fromkeys(x['b'] for x in sig))} "
+                parts.append(f"{words[v]} {_and([lab(x) for x in g])} ({sig[0]['a']} − {' or '.join(dict.fromkeys(x['b'] for x in sig))} "
                              f"{sig[0]['what']} from {sn(min(d), 3)} to {sn(max(d), 3)}, {'p < 0.001' if p < 0.001 else f'p ≤ {p:.3f}'})")
-            else: parts.append(f"{words[v]} " + _and([f"{x['rung']}" + (f" ({_anchor_num(x)}, {fmt_p(x['w']['p'])})" if x['sig'] else '') for x in g]))
+            else: parts.append(f"{words[v]} " + _and([lab(x) + (f" ({_anchor_num(x)}, {fmt_p(x['w']['p'])})" if x['sig'] else '') for x in g]))
         out.append(f"{claim} ({_cite(key, paren=False)}): " + ', '.join(parts))
     return out
 
