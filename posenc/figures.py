@@ -493,8 +493,9 @@ def fig_speed_params(runs:list[dict]):
 
 # %% ../nbs/11_figures.ipynb #69068047
 def fig_transfer(runs:list[dict]):
-    "A bump chart per task: each encoding's rank (1: the best, by the task's headline measure) at the base setting, among the encodings the rungs compare, and at each rung of a ladder whose every planned encoding has two seeds (a rank then means the same in every column)."
+    "A bump chart per task: each encoding's rank (1: the best, by the task's headline measure) at the base setting, among the encodings the rungs compare, and at each rung of a ladder whose every planned encoding has two seeds (a rank then means the same in every column); a hollow marker: short of the task's training check at that setting."
     from posenc.ladder import ladder_names, load_ladder
+    from posenc.ladder_report import untrained
     if not runs: raise NoData('no finished run')
     runs_dir, panels = run_home(runs[0]), []
     for lad in [l for n in ladder_names() if (l := load_ladder(n)).base == runs_dir.name and l.report == 'transfer']:
@@ -513,12 +514,15 @@ def fig_transfer(runs:list[dict]):
         compared = {pe for tt, _, g, _ in panels if tt == t for pe in g}   # the base ranks these alone, so a rank means the same in every column
         base = {pe: rs for pe, rs in by_pe(select([x for x in every if x.get('recipe', 1) == v], task=t)).items() if pe in compared}
         cols = [('base', base)] + [(rn, g) for tt, rn, g, _ in panels if tt == t]
-        rank = {}
+        rank, bad = {}, {}
         for i, (_, g) in enumerate(cols):
+            bad[i] = set(untrained([r for rs in g.values() for r in rs]))
             m = {pe: float(np.mean(v)) for pe, rs in g.items() if (v := [x for r in rs if isinstance(x := metric_at(r, h.measure), (int, float))])}
             for k, pe in enumerate(sorted(m, key=lambda p: -m[p] if h.higher else m[p])): rank.setdefault(pe, {})[i] = k + 1
         for pe in sorted(rank, key=pe_rank):
             xs = sorted(rank[pe]); ax.plot(xs, [rank[pe][x] for x in xs], marker=pe_marker(pe), color=pe_color(pe), lw=1.2, ms=4, label=pe)
+            if hx := [x for x in xs if pe in bad[x]]:   # short of the training check there: hollow
+                ax.plot(hx, [rank[pe][x] for x in hx], ls='none', marker=pe_marker(pe), ms=5, mfc='white', mec=pe_color(pe), mew=1.2, label='_untrained')
         ax.set_xticks(range(len(cols)), [c[0] for c in cols], rotation=30, fontsize=7); ax.invert_yaxis()
         ax.set_title(f'{t}: rank by {h.what}', fontsize=8); ax.set_ylabel('rank (1: best)', fontsize=7)
     axs[-1].legend(fontsize=6, loc='center left', bbox_to_anchor=(1.0, 0.5))

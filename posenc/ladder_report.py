@@ -330,7 +330,7 @@ def sec_transfer(ctx:ReportContext) -> str:
                 f"thing. {n_in} of its {n_all} runs are in. The rungs:\n",
                 '\n'.join(f"- **{r.name}** ({', '.join(r.tasks)}; {len(r.pes)} encodings × {len(r.seeds)} seeds): {r.change}." for r in lad.select()) + '\n',
                 transfer_md(rows, f'transfer-{lad.name}')]
-        if ctx.has_figure('transfer'): out.append(ctx.figure('transfer', 'Rank of each encoding at the base setting (among the encodings the rungs compare) and at each rung with two seeds of every encoding it plans (1: the best).'))
+        if ctx.has_figure('transfer'): out.append(ctx.figure('transfer', 'Rank of each encoding at the base setting (among the encodings the rungs compare) and at each rung with two seeds of every encoding it plans (1: the best); a hollow marker: short of the task\'s training check at that setting (mean over seeds).'))
         out += gap_tables(ctx, lad, rows)
         said = transfer_findings(rows) + anchor_checks(ctx, lad)
         out.append(' '.join(said) + '\n' if said else
