@@ -16,8 +16,8 @@ from .transfer import transfer_table, gaps_to_best, scores_of, MIN_SEEDS, MIN_EN
 
 # %% auto #0
 __all__ = ['METRIC_NAMES', 'LOOSE', 'ANCHORS', 'extrap_at', 'measures', 'ladder_root', 'rung_runs', 'ladders_of', 'transfer_rows',
-           'untrained', 'transfer_md', 'transfer_findings', 'transfer_digest', 'gap_tables', 'anchor_results',
-           'anchor_checks', 'anchor_digest', 'sec_transfer']
+           'untrained', 'transfer_md', 'not_learnt', 'transfer_findings', 'transfer_digest', 'gap_tables',
+           'anchor_results', 'anchor_checks', 'anchor_digest', 'sec_transfer']
 
 # %% ../nbs/12bb_ladder_report.ipynb #648ae663
 def extrap_at(factor:int):
@@ -78,6 +78,10 @@ def _transfer_rows(ctx, ladder, runs, n_resamples) -> list[dict]:
                 few = sorted((pe for pe, v in sc.items() if len(v) < MIN_SEEDS), key=pe_rank)
                 unrun = sorted((pe for pe in r.pes if pe not in sc), key=pe_rank)   # planned, not one run in yet
                 if not g: row['note'] = 'not run yet'
+                elif nt := _none_trained(g):
+                    row.update(none_trained=nt, base_trained=_trained_count(b))
+                    row['note'] = (f"no encoding passed the training check here ({nt[0]} encodings, {_seeds_span(nt[1])} each so far): "
+                                   f"the task is not learnt at this setting, so there is no ranking to carry over")
                 elif not b: row['note'] = f"the base's runs at version {r.version(t)} of the {t} recipe not made yet"
                 elif seeds < MIN_SEEDS and len(sc) - len(few) < MIN_ENCODINGS:
                     row['note'] = f"{seeds} seed{'s' * (seeds != 1)} per encoding so far ({MIN_SEEDS} needed)"
@@ -94,6 +98,24 @@ def _transfer_rows(ctx, ladder, runs, n_resamples) -> list[dict]:
                                                             f"encodings so far, {lack}", st['note']) if x)
                 out.append(row)
     return out
+
+def _seeds_span(s:tuple) -> str: return f"{s[0]} seed{'s' * (s[1] != 1)}" if s[0] == s[1] else f"{s[0]}–{s[1]} seeds"
+
+def _none_trained(runs:list[dict]) -> tuple|None:
+    """(encodings, (fewest, most seeds)) when no encoding among `runs` (one task at one setting) passed the task's training
+    check and at least `MIN_ENCODINGS` were judged; else None."""
+    done = [r for r in runs if r.get('status', 'done') == 'done']
+    c = check_runs(done)
+    ok = {pe: v for pe, v in (c['ok'] if c else {}).items() if v is not None}
+    if len(ok) < MIN_ENCODINGS or any(ok.values()): return None
+    n = [len(v) for v in by_pe(done).values()]
+    return len(ok), (min(n), max(n))
+
+def _trained_count(runs:list[dict]) -> tuple|None:
+    "(passed, judged): how many encodings among `runs` passed the task's training check."
+    c = check_runs([r for r in runs if r.get('status', 'done') == 'done'])
+    ok = [v for v in (c['ok'] if c else {}).values() if v is not None]
+    return (sum(ok), len(ok)) if ok else None
 
 def untrained(runs:list[dict], exclude=()) -> list[str]:
     "The encodings whose finished `runs` (one task at one setting) did not pass the task's training check, on their mean over seeds."
@@ -137,8 +159,25 @@ LOOSE = 0.5   # a kept ranking with τ below this: related to the base's order, 
 
 def _loose(x) -> bool: return x['tau'] < LOOSE
 
+def not_learnt(rows:list[dict]) -> list[str]:
+    """One sentence per task with a rung at which no encoding passed the training check: no ranking there to compare, and
+    how many encodings passed at the base setting ([] when every rung with runs has one that did)."""
+    seen = {}
+    for x in rows:
+        if x.get('none_trained'): seen.setdefault(x['task'], {}).setdefault(x['rung'], x)
+    out = []
+    for t, xs in seen.items():
+        def one(x):
+            n, s = x['none_trained']; b = x.get('base_trained')
+            where = ('' if not b else f", as none of {b[1]} did at the base setting" if not b[0]
+                     else f", where {b[0]} of {b[1]} did at the base setting")
+            return f"{x['rung']} (none of the {n} encodings passed the training check there, {_seeds_span(s)} each so far{where})"
+        out.append(f"On {t}, no ranking can carry over to {_and([one(x) for x in xs.values()])}: the task is not learnt at that "
+                   f"setting by any encoding tried.")
+    return out
+
 def transfer_findings(rows:list[dict]) -> list[str]:
-    "One sentence per task and measure: the rungs where the base ranking held and where it changed ([] without numbers)."
+    "One sentence per task and measure: the rungs where the base ranking held and where it changed ([] without numbers); then `not_learnt`'s."
     out, groups = [], {}
     for x in rows: groups.setdefault((x['task'], x['measure']), []).append(x)
     for (t, m), xs in groups.items():
@@ -156,7 +195,7 @@ def transfer_findings(rows:list[dict]) -> list[str]:
                                      f"not the same; no pair flipped after Holm) at {', '.join(map(desc, loose))}" if loose else '',
                                      f"changed at {', '.join(map(desc, changed))}" if changed else '') if p]) + '.'
         out.append(s)
-    return out
+    return out + not_learnt(rows)
 
 def transfer_digest(rows:list[dict]) -> list[str]:
     """One sentence per task for the report's opening list: the rungs where its ranking held and where it changed (by any
@@ -181,7 +220,7 @@ def transfer_digest(rows:list[dict]) -> list[str]:
                   + '; '.join(f"{_and(ps)} at {x['rung']}" + (f" by {x['measure']}" if by_m else '') for x, ps in fl))
         bad = [f"{_and(x['untrained'])} at {x['rung']}" for x in dict((x['rung'], x) for x, _ in xs if x.get('untrained')).values()]
         out.append(s + (f"; did not pass the training check there: {'; '.join(bad)}" if bad else '') + '.')
-    return out
+    return out + not_learnt(rows)
 
 def gap_tables(ctx:ReportContext, ladder, rows:list[dict]) -> list[str]:
     """Per task and measure with a rung that ranks (`rows`: `transfer_rows` of `ladder`), each encoding's distance from the
