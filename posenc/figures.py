@@ -493,9 +493,9 @@ def fig_speed_params(runs:list[dict]):
 
 # %% ../nbs/11_figures.ipynb #69068047
 def fig_transfer(runs:list[dict]):
-    "A bump chart per task: each encoding's rank (1: the best, by the task's headline measure) at the base setting, among the encodings the rungs compare, and at each rung of a ladder whose every planned encoding has two seeds (a rank then means the same in every column); a hollow marker: short of the task's training check at that setting."
+    "A bump chart per task: each encoding's rank (1: the best, by the task's headline measure) at the base setting, among the encodings the rungs compare, and at each rung of a ladder whose every planned encoding has two seeds (a rank then means the same in every column); a hollow marker: short of the task's training check at that setting. A rung at which no encoding learns the task has no ranking to draw."
     from posenc.ladder import ladder_names, load_ladder
-    from posenc.ladder_report import untrained
+    from posenc.ladder_report import untrained, _none_trained
     if not runs: raise NoData('no finished run')
     runs_dir, panels = run_home(runs[0]), []
     for lad in [l for n in ladder_names() if (l := load_ladder(n)).base == runs_dir.name and l.report == 'transfer']:
@@ -503,8 +503,8 @@ def fig_transfer(runs:list[dict]):
             rr = load_runs(runs_dir.parent/lad.name/r.name) if (runs_dir.parent/lad.name/r.name).is_dir() else []
             for t in r.tasks:
                 g = by_pe(select(rr, task=t))
-                if len(r.pes) >= 3 and all(len(g.get(pe, [])) >= 2 for pe in r.pes): panels.append((t, r.name, g, r.version(t)))
-    if not panels: raise NoData('no rung of a ladder has two seeds of every encoding it plans yet')
+                if len(r.pes) >= 3 and all(len(g.get(pe, [])) >= 2 for pe in r.pes) and not _none_trained(select(rr, task=t)): panels.append((t, r.name, g, r.version(t)))
+    if not panels: raise NoData('no rung of a ladder has two seeds of every encoding it plans, on a task that some encoding learns there, yet')
     tasks = list(dict.fromkeys(t for t, *_ in panels))
     every = load_runs(runs_dir, recipes='all', log=False) if any(v != 1 for *_, v in panels) else runs   # a rung on a later recipe
     fig = _fig(1.6 + 2.6 * len(tasks), 3.4); axs = fig.subplots(1, len(tasks), squeeze=False)[0]

@@ -273,9 +273,11 @@ def anchor_results(ctx:ReportContext, ladder) -> list[dict]:
     test over seeds): rung, change, task, the anchor's key, the label said in the section, a, b, the measure, Welch's numbers,
     `agrees` (True, False, or None where a directional finding is within noise), `partial` (provisional, as the rung's τ is while an
     encoding planned for the rung has fewer than `MIN_SEEDS` runs on the task) and `untrained` (which of a and b did not pass the task's
-    training check at the rung: a verdict that leans on them says so)."""
+    training check at the rung: a verdict that leans on them says so). A task that no encoding learns at a rung
+    (`not_learnt`) is not re-checked there."""
     out, runs = [], rung_runs(ctx.runs_dir, ladder)
     def cmp(r, t, rs, key, label, a, b, get, hi, what):
+        if _none_trained(rs): return   # (a comparison of models that did not learn the task)
         g = by_pe(rs)
         partial = any(len(g.get(p, [])) < MIN_SEEDS for p in {*g, *r.pes})   # (`transfer_rows`' rule for a provisional τ)
         xa, xb = ([v for x in g.get(p, []) if (v := get(x)) is not None] for p in (a, b))
