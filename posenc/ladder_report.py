@@ -81,7 +81,7 @@ def _transfer_rows(ctx, ladder, runs, n_resamples) -> list[dict]:
                 elif nt := _none_trained(g):
                     row.update(none_trained=nt, base_trained=_trained_count(b))
                     row['note'] = (f"no encoding passed the training check here ({nt[0]} encodings, {_seeds_span(nt[1])} each so far): "
-                                   f"the task is not learnt at this setting, so there is no ranking to carry over")
+                                   f"the task is not learnt at this setting within its budget, so there is no ranking to carry over")
                 elif not b: row['note'] = f"the base's runs at version {r.version(t)} of the {t} recipe not made yet"
                 elif seeds < MIN_SEEDS and len(sc) - len(few) < MIN_ENCODINGS:
                     row['note'] = f"{seeds} seed{'s' * (seeds != 1)} per encoding so far ({MIN_SEEDS} needed)"
@@ -172,8 +172,8 @@ def not_learnt(rows:list[dict]) -> list[str]:
             where = ('' if not b else f", as none of {b[1]} did at the base setting" if not b[0]
                      else f", where {b[0]} of {b[1]} did at the base setting")
             return f"{x['rung']} (none of the {n} encodings passed the training check there, {_seeds_span(s)} each so far{where})"
-        out.append(f"On {t}, no ranking can carry over to {_and([one(x) for x in xs.values()])}: the task is not learnt at that "
-                   f"setting by any encoding tried.")
+        out.append(f"On {t}, no ranking can carry over to {_and([one(x) for x in xs.values()])}: no encoding tried learns the "
+                   f"task at that setting within its training budget.")
     return out
 
 def transfer_findings(rows:list[dict]) -> list[str]:
