@@ -198,7 +198,7 @@ def _status(name:str, jobs:list, rd:Path, verbose:bool):
     from posenc import sweep as sw
     from posenc.results import read_run, failure_cause
     states = {j.name: sw.run_state(rd, j.name) for j in jobs}
-    if sw.sweep_active(rd): states = {n: 'running' if s == 'interrupted' else s for n, s in states.items()}
+    states = {n: 'running' if s == 'interrupted' and sw.run_held(rd, n) else s for n, s in states.items()}   # under way, or left to resume
     counts = {k: sum(v == k for v in states.values()) for k in ('finished', 'failed', 'running', 'interrupted', 'todo')}
     counts = {k: v for k, v in counts.items() if v or k in ('finished', 'todo')}
     print(f"{name}: {len(jobs)} runs in {rd}: " + ', '.join(f"{v} {k}" for k, v in counts.items()))

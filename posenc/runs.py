@@ -11,8 +11,8 @@ from .io import project_root
 from .profiles import Job, check_params
 
 # %% auto #0
-__all__ = ['run_paths', 'has_result', 'run_state', 'prepare_run', 'Superseded', 'publish_run', 'run_lock', 'strip_paths',
-           'sweep_active', 'Stopped', 'run_job']
+__all__ = ['run_paths', 'has_result', 'run_state', 'prepare_run', 'Superseded', 'publish_run', 'run_lock', 'run_held',
+           'strip_paths', 'sweep_active', 'Stopped', 'run_job']
 
 # %% ../nbs/09c_runs.ipynb #80125e63
 from posenc.io import atomic_write as _atomic_write, write_json as _write_json   # torch-free, so `posenc status` stays light
@@ -121,6 +121,19 @@ def run_lock(runs_dir:str|Path, name:str,
     finally:
         path.unlink(missing_ok=True)   # removed while still held, so nobody locks a file on its way out
         fcntl.flock(f, fcntl.LOCK_UN); f.close()
+
+def run_held(runs_dir:str|Path, name:str) -> bool:
+    """True while some process holds the lock of run `name` (`run_lock`): the run is under way. A lock file left by a holder
+    that died is not held (the operating system releases an `flock` with its holder), so that run is interrupted."""
+    import fcntl
+    path = Path(runs_dir)/'.partial'/f'{name}.lock'
+    try: fh = open(path)
+    except FileNotFoundError: return False
+    with fh:
+        try: fcntl.flock(fh, fcntl.LOCK_SH | fcntl.LOCK_NB)
+        except BlockingIOError: return True
+        fcntl.flock(fh, fcntl.LOCK_UN)
+    return False
 
 # %% ../nbs/09c_runs.ipynb #d6459a9d
 _ANSI = re.compile(r'\x1b\[[0-9;]*[A-Za-z]')
