@@ -524,7 +524,7 @@ def fig_transfer(runs:list[dict]):
             if hx := [x for x in xs if pe in bad[x]]:   # short of the training check there: hollow
                 ax.plot(hx, [rank[pe][x] for x in hx], ls='none', marker=pe_marker(pe), ms=5, mfc='white', mec=pe_color(pe), mew=1.2, label='_untrained')
         ax.set_xticks(range(len(cols)), [c[0] for c in cols], rotation=30, fontsize=7); ax.invert_yaxis()
-        ax.set_title(f'{t}: rank by {h.what}', fontsize=8); ax.set_ylabel('rank (1: best)', fontsize=7)
+        ax.set_title(f'{t}\nrank by {h.what}', fontsize=8); ax.set_ylabel('rank (1: best)', fontsize=7)
     axs[-1].legend(fontsize=6, loc='center left', bbox_to_anchor=(1.0, 0.5))
     return fig
 
