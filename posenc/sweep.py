@@ -111,9 +111,11 @@ def ended(self:_Progress, ev, stopping:bool):
     log = self.runs_dir/'.partial'/f'{j.name}.log'
     if rc in (0, 3) and ev.error is None and not self.publish(j): rc = 130   # not this sweep's folder any more
     if rc == 0:
-        res['finished'].append(j.name); self.took.setdefault(j.task, []).append(dt)
-        w = _wall_of(self.runs_dir, j.name)
-        if w is not None: self.overhead.append(max(dt - w, 0.))
+        res['finished'].append(j.name)
+        if not (self.resume and self.state[j.name] == 'interrupted'):   # a resumed run's time here is only its last part
+            self.took.setdefault(j.task, []).append(dt)
+            w = _wall_of(self.runs_dir, j.name)
+            if w is not None: self.overhead.append(max(dt - w, 0.))
         self.out(f"{self.count()} done   {j.name:<36} {_fmt(dt):>7} (cpu {_fmt(ev.cpu)})   "
                  f"elapsed {_fmt(time.time() - self.t0)}   left ~{_fmt(self.estimate())}")
     elif ev.error is None and (rc in (130, -signal.SIGTERM, -signal.SIGINT) or (stopping and rc != 3)):
