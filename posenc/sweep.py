@@ -91,6 +91,7 @@ class _Progress:
         return time_left(pending, self.took, self.prior, self.overhead, self.engine.slots)
 
     def count(self) -> str: return f"[{self.n_done0 + len(self.res['finished']) + len(self.res['failed'])}/{len(self.jobs)}]"
+    def resumed(self, j) -> bool: return self.resume and self.state[j.name] == 'interrupted'   # its time here is only its last part
 
 # %% ../nbs/10_sweep.ipynb #74ebf697
 @patch
@@ -100,7 +101,7 @@ def started(self:_Progress, ev):
     self.queued.pop(j.name, None); self.running.setdefault(j.name, (j, time.time()))
     self.out(f"{self.count()} start  {j.name}" + (f" on {ev.where}" if ev.where else '')
              + (" (again: its worker was lost; resuming)" if again and self.resume else " (again: its worker was lost)" if again
-                else " (resuming)" if self.state[j.name] == 'interrupted' and self.resume else ''))
+                else " (resuming)" if self.resumed(j) else ''))
 
 @patch
 def ended(self:_Progress, ev, stopping:bool):
@@ -112,7 +113,7 @@ def ended(self:_Progress, ev, stopping:bool):
     if rc in (0, 3) and ev.error is None and not self.publish(j): rc = 130   # not this sweep's folder any more
     if rc == 0:
         res['finished'].append(j.name)
-        if not (self.resume and self.state[j.name] == 'interrupted'):   # a resumed run's time here is only its last part
+        if not self.resumed(j):
             self.took.setdefault(j.task, []).append(dt)
             w = _wall_of(self.runs_dir, j.name)
             if w is not None: self.overhead.append(max(dt - w, 0.))
@@ -125,7 +126,8 @@ def ended(self:_Progress, ev, stopping:bool):
         why = ev.error or f'worker exited with status {rc}'
         if rc != 3:  # the worker itself died (or its task could not run): record it here
             _record_crash(self.runs_dir, j, why, log.read_text(errors='ignore')[-4000:] if log.exists() else '')
-        res['failed'].append(j.name); self.took.setdefault(j.task, []).append(dt)
+        res['failed'].append(j.name)
+        if not self.resumed(j): self.took.setdefault(j.task, []).append(dt)
         try: msg = json.loads((self.runs_dir/j.name/'error.json').read_text())['error'].splitlines()[0]
         except (OSError, ValueError, KeyError, IndexError): msg = why
         self.out(f"{self.count()} FAILED {j.name:<36} {msg[:200]}")
@@ -152,9 +154,11 @@ def heartbeat(self:_Progress) -> str:
 
 @patch
 def summary(self:_Progress, name:str) -> str:
-    res = self.res
+    res, unstarted = self.res, len(self.queued)   # after a stop, the jobs still queued never started (they run next time)
+    stopped = len(res['stopped']) - unstarted
     return (f"sweep {name}: {len(res['finished'])} finished, {len(res['failed'])} failed, {len(res['skipped'])} skipped"
-            + (f", {len(res['stopped'])} stopped" if res['stopped'] else '') + f" in {_fmt(time.time() - self.t0)}"
+            + (f", {stopped} stopped" if stopped else '') + (f", {unstarted} not started" if unstarted else '')
+            + f" in {_fmt(time.time() - self.t0)}"
             + (f" (runs used {_fmt(res['cpu_s'])} of CPU time: about {_fmt(res['cpu_s'] / self.engine.slots)} on "
                f"{self.engine.slots} idle cores)" if res['cpu_s'] else ''))
 
