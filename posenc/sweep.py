@@ -117,6 +117,8 @@ def ended(self:_Progress, ev, stopping:bool):
             self.took.setdefault(j.task, []).append(dt)
             w = _wall_of(self.runs_dir, j.name)
             if w is not None: self.overhead.append(max(dt - w, 0.))
+        elif (w := _wall_of(self.runs_dir, j.name)) is not None:   # its whole time, over the sittings it ran in
+            self.prior.setdefault(j.task, []).append(w)              # counts as a run finished earlier
         self.out(f"{self.count()} done   {j.name:<36} {_fmt(dt):>7} (cpu {_fmt(ev.cpu)})   "
                  f"elapsed {_fmt(time.time() - self.t0)}   left ~{_fmt(self.estimate())}")
     elif ev.error is None and (rc in (130, -signal.SIGTERM, -signal.SIGINT) or (stopping and rc != 3)):
