@@ -157,7 +157,7 @@ def heartbeat(self:_Progress) -> str:
 @patch
 def summary(self:_Progress, name:str) -> str:
     res, unstarted = self.res, len(self.queued)   # after a stop, the jobs still queued never started (they run next time)
-    stopped = len(res['stopped']) - unstarted
+    stopped = sum(n not in self.queued for n in res['stopped'])   # whether or not the queued names are in res['stopped'] yet
     return (f"sweep {name}: {len(res['finished'])} finished, {len(res['failed'])} failed, {len(res['skipped'])} skipped"
             + (f", {stopped} stopped" if stopped else '') + (f", {unstarted} not started" if unstarted else '')
             + f" in {_fmt(time.time() - self.t0)}"
