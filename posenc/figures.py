@@ -23,8 +23,8 @@ __all__ = ['log', 'PE_COLORS', 'PE_MARKERS', 'UPRIGHT_BEYOND', 'ATTN_KINDS', 'FI
            'pe_palette', 'pe_params', 'trained_param', 'trained_positions', 'fig_pe_tables', 'fig_clock_hands',
            'fig_dot_distance', 'mds2', 'fig_mds', 'fig_rope_distance', 'fig_bias_matrices', 'scheme_attention',
            'fig_schemes', 'fig_loss_curves', 'fig_translation', 'fig_lm', 'fig_synthetic', 'fig_passkey',
-           'fig_extrapolation', 'fig_speed_params', 'fig_transfer', 'fig_clipping', 'read_attention', 'fig_attention',
-           'draw_all']
+           'fig_extrapolation', 'fig_speed_params', 'panel_grid', 'fig_transfer', 'fig_clipping', 'read_attention',
+           'fig_attention', 'draw_all']
 
 # %% ../nbs/11_figures.ipynb #5dfac7c8
 log = logging.getLogger('posenc.figures')
@@ -492,6 +492,10 @@ def fig_speed_params(runs:list[dict]):
     return fig
 
 # %% ../nbs/11_figures.ipynb #69068047
+def panel_grid(n:int, most:int=4) -> tuple[int, int]:
+    "(rows, columns) for `n` panels: one row up to `most`, else rows of three (a row of five or six panels is too small to read on a page)."
+    return (1, n) if n <= most else (math.ceil(n / 3), 3)
+
 def fig_transfer(runs:list[dict]):
     "A bump chart per task: each encoding's rank (1: the best, by the task's headline measure) at the base setting, among the encodings the rungs compare, and at each rung of a ladder whose every planned encoding has two seeds (a rank then means the same in every column); a hollow marker: short of the task's training check at that setting. A rung at which no encoding learns the task has no ranking to draw."
     from posenc.ladder import ladder_names, load_ladder
@@ -507,7 +511,9 @@ def fig_transfer(runs:list[dict]):
     if not panels: raise NoData('no rung of a ladder has two seeds of every encoding it plans, on a task that some encoding learns there, yet')
     tasks = list(dict.fromkeys(t for t, *_ in panels))
     every = load_runs(runs_dir, recipes='all', log=False) if any(v != 1 for *_, v in panels) else runs   # a rung on a later recipe
-    fig = _fig(1.6 + 2.6 * len(tasks), 3.4); axs = fig.subplots(1, len(tasks), squeeze=False)[0]
+    nrow, ncol = panel_grid(len(tasks))
+    fig = _fig(1.6 + 2.6 * ncol, 0.2 + 3.2 * nrow); axs = fig.subplots(nrow, ncol, squeeze=False).ravel()
+    for ax in axs[len(tasks):]: ax.remove()   # a last row part-filled
     for ax, t in zip(axs, tasks):
         h = get_kind(next(rs[0]['kind'] for tt, _, g, _ in panels if tt == t for rs in g.values())).headline   # the task's kind
         v = next(v for tt, *_, v in panels if tt == t)   # the recipe version its rungs change: the base column's
@@ -525,7 +531,9 @@ def fig_transfer(runs:list[dict]):
                 ax.plot(hx, [rank[pe][x] for x in hx], ls='none', marker=pe_marker(pe), ms=5, mfc='white', mec=pe_color(pe), mew=1.2, label='_untrained')
         ax.set_xticks(range(len(cols)), [c[0] for c in cols], rotation=30, fontsize=7); ax.invert_yaxis()
         ax.set_title(f'{t}\nrank by {h.what}', fontsize=8); ax.set_ylabel('rank (1: best)', fontsize=7)
-    axs[-1].legend(fontsize=6, loc='center left', bbox_to_anchor=(1.0, 0.5))
+    keys = {l.get_label(): l for ax in axs[:len(tasks)] for l in ax.lines if not l.get_label().startswith('_')}   # every panel's encodings, once
+    order = sorted(keys, key=pe_rank)
+    fig.legend([keys[k] for k in order], order, loc='outside right center', fontsize=7, frameon=False)
     return fig
 
 # %% ../nbs/11_figures.ipynb #ce074b2e

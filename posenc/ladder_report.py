@@ -159,6 +159,14 @@ LOOSE = 0.5   # a kept ranking with τ below this: related to the base's order, 
 
 def _loose(x) -> bool: return x['tau'] < LOOSE
 
+def _mostly_untrained(x) -> bool:
+    "True when more than half of the encodings a rung ranks fell short of the task's training check there: its τ then mostly orders models that did not learn the task."
+    return bool(x.get('untrained')) and 2 * len(x['untrained']) > (x.get('n') or 0)
+
+def _weak_note(xs) -> str:
+    n = _and([f"{len(x['untrained'])} of {x['n']}" + (f" at {x['rung']}" if len(xs) > 1 else '') for x in xs])
+    return f"most encodings short of the training check there ({n}), so τ mostly orders models that did not learn the task"
+
 def not_learnt(rows:list[dict]) -> list[str]:
     """One sentence per task with a rung at which no encoding passed the training check: no ranking there to compare, and
     how many encodings passed at the base setting ([] when every rung with runs has one that did)."""
@@ -181,16 +189,18 @@ def transfer_findings(rows:list[dict]) -> list[str]:
     out, groups = [], {}
     for x in rows: groups.setdefault((x['task'], x['measure']), []).append(x)
     for (t, m), xs in groups.items():
-        held = [x for x in xs if _kept(x) is True and not _loose(x)]; changed = [x for x in xs if _kept(x) is False]
-        loose = [x for x in xs if _kept(x) is True and _loose(x)]
-        if not held and not changed and not loose: continue
+        weak = [x for x in xs if _kept(x) is True and _mostly_untrained(x)]
+        held = [x for x in xs if _kept(x) is True and not _loose(x) and x not in weak]; changed = [x for x in xs if _kept(x) is False]
+        loose = [x for x in xs if _kept(x) is True and _loose(x) and x not in weak]
+        if not held and not changed and not loose and not weak: continue
         desc = lambda x: f"{x['rung']} (τ = {_snum(x['tau'], 2)} [{_snum(x['low'], 2)}, {_snum(x['high'], 2)}]" + (
             f"; {x['flipped']}" + (", p < 0.05 uncorrected, none after Holm" if not x.get('flips_holm') else '')
             if x.get('flipped') else '') + (f"; {_untrained_note(x)}" if x.get('untrained') else '') + ')'
         s = f"On {t}, by {m}, the base ranking "
-        if held and not changed and not loose: s += f"held at every rung with runs: {', '.join(map(desc, held))}."
-        elif changed and not held and not loose: s += f"did not hold at any rung with runs: {', '.join(map(desc, changed))}."
+        if held and not changed and not loose and not weak: s += f"held at every rung with runs: {', '.join(map(desc, held))}."
+        elif changed and not held and not loose and not weak: s += f"did not hold at any rung with runs: {', '.join(map(desc, changed))}."
         else: s += _and([p for p in (f"held at {', '.join(map(desc, held))}" if held else '',
+                                     f"kept its order by τ alone, with {_weak_note(weak)}, at {', '.join(map(desc, weak))}" if weak else '',
                                      f"held only loosely (τ below {LOOSE}: related to the base's order, "
                                      f"not the same; no pair flipped after Holm) at {', '.join(map(desc, loose))}" if loose else '',
                                      f"changed at {', '.join(map(desc, changed))}" if changed else '') if p]) + '.'
@@ -205,12 +215,14 @@ def transfer_digest(rows:list[dict]) -> list[str]:
         if (k := _kept(x)) is not None: tasks.setdefault(x['task'], []).append((x, k))
     for t, xs in tasks.items():
         changed = list(dict.fromkeys(x['rung'] for x, k in xs if not k))
-        loose = [r for r in dict.fromkeys(x['rung'] for x, _ in xs if _loose(x)) if r not in changed]
-        held = [r for r in dict.fromkeys(x['rung'] for x, _ in xs) if r not in changed and r not in loose]
+        weak = [r for r in dict.fromkeys(x['rung'] for x, _ in xs if _mostly_untrained(x)) if r not in changed]
+        loose = [r for r in dict.fromkeys(x['rung'] for x, _ in xs if _loose(x)) if r not in changed and r not in weak]
+        held = [r for r in dict.fromkeys(x['rung'] for x, _ in xs) if r not in changed and r not in loose and r not in weak]
         taus = {}
         for x, _ in xs: taus.setdefault(x['measure'], []).append(x['tau'])
         rng = lambda v: _snum(v[0], 2) if len(v) == 1 else f"{_snum(min(v), 2)} to {_snum(max(v), 2)}" if min(v) < 0 else f"{num(min(v), 2)}–{num(max(v), 2)}"
         s = (f"On {t}, the base ranking " + ' and '.join(([f"held at {_and(held)}"] if held else []) + ([f"held only loosely at {_and(loose)}"] if loose else [])
+                                                         + ([f"kept its order by τ alone at {_and(weak)}, with {_weak_note(list({x['rung']: x for x, _ in xs if x['rung'] in weak and _mostly_untrained(x)}.values()))}"] if weak else [])
                                                          + ([f"changed at {_and(changed)}"] if changed else []))
              + f" (τ {'; '.join(f'{rng(v)} by {m}' for m, v in taus.items())})")
         fl = [(x, [p.split(' → ')[-1] for p in x['flipped'].split(', ')]) for x, _ in xs if x.get('flipped')]
