@@ -215,14 +215,15 @@ def transfer_digest(rows:list[dict]) -> list[str]:
         if (k := _kept(x)) is not None: tasks.setdefault(x['task'], []).append((x, k))
     for t, xs in tasks.items():
         changed = list(dict.fromkeys(x['rung'] for x, k in xs if not k))
-        weak = [r for r in dict.fromkeys(x['rung'] for x, _ in xs if _mostly_untrained(x)) if r not in changed]
+        untrained = {x['rung']: x for x, _ in xs if _mostly_untrained(x)}   # one row per rung: _weak_note's
+        weak = [r for r in untrained if r not in changed]
         loose = [r for r in dict.fromkeys(x['rung'] for x, _ in xs if _loose(x)) if r not in changed and r not in weak]
         held = [r for r in dict.fromkeys(x['rung'] for x, _ in xs) if r not in changed and r not in loose and r not in weak]
         taus = {}
         for x, _ in xs: taus.setdefault(x['measure'], []).append(x['tau'])
         rng = lambda v: _snum(v[0], 2) if len(v) == 1 else f"{_snum(min(v), 2)} to {_snum(max(v), 2)}" if min(v) < 0 else f"{num(min(v), 2)}–{num(max(v), 2)}"
         s = (f"On {t}, the base ranking " + ' and '.join(([f"held at {_and(held)}"] if held else []) + ([f"held only loosely at {_and(loose)}"] if loose else [])
-                                                         + ([f"kept its order by τ alone at {_and(weak)}, with {_weak_note(list({x['rung']: x for x, _ in xs if x['rung'] in weak and _mostly_untrained(x)}.values()))}"] if weak else [])
+                                                         + ([f"kept its order by τ alone at {_and(weak)}, with {_weak_note([untrained[r] for r in weak])}"] if weak else [])
                                                          + ([f"changed at {_and(changed)}"] if changed else []))
              + f" (τ {'; '.join(f'{rng(v)} by {m}' for m, v in taus.items())})")
         fl = [(x, [p.split(' → ')[-1] for p in x['flipped'].split(', ')]) for x, _ in xs if x.get('flipped')]
