@@ -72,8 +72,10 @@ def matched_rows(ctx:ReportContext, ladder) -> list[dict]:
             match = sorted((pe for pe, x in plain.items() if pe not in r.pes and abs(x - w) <= 0.01 * x), key=lambda pe: abs(plain[pe] - w))
             if not match: out.append({**row, 'note': f"no encoding of {ladder.base} has {num(w, 0)} parameters (within 1 %)"}); continue
             sb, sg, s = scores_of(b, get), scores_of(g, get), match[0]
-            for bl in r.pes:
-                out.append({**row, 'scheme': s, 'baseline': bl, 'params': plain[s], 'plain_params': plain.get(bl), 'wide_params': wide.get(bl),
+            for bl in r.pes:   # a side with one seed gets its difference alone, and the note says why
+                few = [f"{who}: {n} seed{'s' * (n != 1)}" for who, n in ((s, len(sb.get(s, []))), (f"plain {bl}", len(sb.get(bl, []))),
+                                                                      (f"widened {bl}", len(sg.get(bl, [])))) if n < MIN_SEEDS]
+                out.append({**row, 'note': f"{'; '.join(few)} so far, no test there" if few else '', 'scheme': s, 'baseline': bl, 'params': plain[s], 'plain_params': plain.get(bl), 'wide_params': wide.get(bl),
                             'plain': gain(sb.get(s, []), sb.get(bl, []), hi), 'matched': gain(sb.get(s, []), sg.get(bl, []), hi)})
     return out
 
