@@ -14,10 +14,10 @@ from .ladder_report import measures, rung_runs, ladders_of, transfer_rows, trans
 from .conclusions import _and
 
 # %% auto #0
-__all__ = ['CONTROLS', 'LR_MIN_GAIN', 'VERDICT_WORDS', 'control_of', 'gain', 'gain_txt', 'verdict', 'matched_rows', 'matched_md',
-           'strongest', 'matched_findings', 'clip_rows', 'clip_md', 'clip_findings', 'lr_rows', 'lr_md', 'lr_findings',
-           'change_rows', 'change_md', 'change_findings', 'data_findings', 'control_findings', 'sec_controls',
-           'control_notes', 'clip_beyond']
+__all__ = ['CONTROLS', 'LR_MIN_GAIN', 'VERDICT_WORDS', 'control_of', 'gain', 'gain_txt', 'verdict', 'at_version', 'matched_rows',
+           'matched_md', 'strongest', 'matched_findings', 'clip_rows', 'clip_md', 'clip_findings', 'lr_rows', 'lr_md',
+           'lr_findings', 'change_rows', 'change_md', 'change_findings', 'data_findings', 'control_findings',
+           'sec_controls', 'control_notes', 'clip_beyond']
 
 # %% ../nbs/12bc_controls_report.ipynb #d124582e
 CONTROLS = ('params', 'clip', 'lr', 'data', 'single')   # the questions, in the section's order
@@ -54,6 +54,11 @@ def verdict(g:dict|None, alpha:float=0.05) -> str:
 # %% ../nbs/12bc_controls_report.ipynb #e8f0a775
 def _total(r:dict): return (r['metrics'].get('params') or {}).get('total')
 
+def at_version(ctx:ReportContext, task:str, version:int) -> str:
+    "' at version 2 of the europarl recipe' where a rung's `version` of `task` is not the one the report's task sections read, else ''."
+    now = select(ctx.runs, task=task, status=None)
+    return '' if version == (now[0].get('recipe', 1) if now else 1) else f" at version {version} of the {task} recipe"
+
 def matched_rows(ctx:ReportContext, ladder) -> list[dict]:
     "One row per params rung, task, matched scheme and baseline: the scheme's gain over the plain and over the widened baseline (or a note)."
     out, runs = [], rung_runs(ctx.runs_dir, ladder)
@@ -63,7 +68,8 @@ def matched_rows(ctx:ReportContext, ladder) -> list[dict]:
             if not (ms := measures(b or g or select(ctx.runs, task=t))):
                 out.append(dict(rung=r.name, change=r.change, task=t, measure='', done=0, planned=len(r.pes) * len(r.seeds), note='not run yet')); continue
             what, get, hi = ms[0]
-            row = dict(rung=r.name, change=r.change, task=t, measure=what, higher=hi, done=len(g), planned=len(r.pes) * len(r.seeds))
+            row = dict(rung=r.name, change=r.change, task=t, version=r.version(t), at=at_version(ctx, t, r.version(t)),
+                       measure=what, higher=hi, done=len(g), planned=len(r.pes) * len(r.seeds))
             plain = {pe: x for pe, rs in by_pe(b).items() if (x := _total(rs[0]))}
             wide = {pe: x for pe, rs in by_pe(g).items() if (x := _total(rs[0]))}
             if not wide: out.append({**row, 'note': 'not run yet'}); continue
@@ -79,9 +85,13 @@ def matched_rows(ctx:ReportContext, ladder) -> list[dict]:
                             'plain': gain(sb.get(s, []), sb.get(bl, []), hi), 'matched': gain(sb.get(s, []), sg.get(bl, []), hi)})
     return out
 
+def _task_at(x:dict, table:bool=False) -> str:
+    "The row's task, with its recipe version where that is not the one the task sections read: 'europarl at recipe version 2'."
+    return x['task'] + ((f" (recipe version {x['version']})" if table else f" at recipe version {x['version']}") if x.get('at') else '')
+
 def matched_md(rows:list[dict], label:str='controls-params') -> str:
     "`matched_rows` as a Markdown table."
-    body = [[x['task'], x['measure'], f"{x['scheme']} ({num(x['params'], 0)})" if 'scheme' in x else '', 
+    body = [[_task_at(x, table=True), x['measure'], f"{x['scheme']} ({num(x['params'], 0)})" if 'scheme' in x else '', 
              f"{x['baseline']} ({num(x['plain_params'], 0)} → {num(x['wide_params'], 0)})" if 'baseline' in x else '',
              gain_txt(x.get('plain')), gain_txt(x.get('matched')), f"{x['done']} of {x['planned']}", x.get('note', '')] for x in rows]
     return md_table(['task', 'measure', 'scheme (parameters)', 'baseline (parameters: plain → widened)', 'gain over the plain baseline',
@@ -106,7 +116,7 @@ def matched_findings(rows:list[dict]) -> list[str]:
         v = verdict(m['matched'])
         said = {'ahead': 'its lead holds at matched parameters', 'within noise': 'at matched parameters its lead is within noise',
                 'behind': 'at matched parameters the widened baseline is ahead'}[v]
-        out.append(f"On {t}, {s} ({num(p['params'], 0)} parameters) against the strongest plain baseline, {p['baseline']}: "
+        out.append(f"On {_task_at(p)}, {s} ({num(p['params'], 0)} parameters) against the strongest plain baseline, {p['baseline']}: "
                    f"{gain_txt(p['plain'])}; against the strongest widened one, {m['baseline']} ({num(m['wide_params'], 0)}): "
                    f"{gain_txt(m['matched'])}, so {said} ({m['matched']['n'][0]} and {m['matched']['n'][1]} seeds).")
     return out
@@ -321,7 +331,7 @@ def control_findings(ctx:ReportContext, ladder) -> list[str]:
     if 'params' in kinds:   # each scheme against its strongest widened baseline, its tasks grouped by verdict
         by = {}
         for _, x in strongest(matched_rows(ctx, ladder)).values():
-            by.setdefault(x['scheme'], {}).setdefault(verdict(x['matched']), []).append(f"{x['task']} ({x['baseline']}) {_brief(x['matched'])}")
+            by.setdefault(x['scheme'], {}).setdefault(verdict(x['matched']), []).append(f"{_task_at(x)} ({x['baseline']}) {_brief(x['matched'])}")
         if by: out.append("Parameters matched: " + '; '.join(
             f"{s} " + ', '.join(f"{VERDICT_WORDS[v]} its strongest baseline widened to its parameter count on {_and(ts)}" for v, ts in vs.items())
             for s, vs in by.items()) + '.')
@@ -413,7 +423,7 @@ def control_notes(ctx:ReportContext) -> dict[tuple, list[str]]:
         for k, (_, x) in strongest(matched_rows(ctx, lad)).items():
             g = gain_txt(x['matched'])   # its p and the section in one bracket: '+0.037 ± 0.005 (p = 0.012; @sec-controls-params)'
             g = f"{g[:-1]}; @sec-controls-params)" if g.endswith(')') else f"{g} (@sec-controls-params)"
-            out.setdefault(k, []).append(f"{VERDICT_WORDS[verdict(x['matched'])]} {x['baseline']} widened to its parameters, {g}")
+            out.setdefault(k, []).append(f"{VERDICT_WORDS[verdict(x['matched'])]} {x['baseline']} widened to its parameters{x.get('at', '')}, {g}")
     for key, (what, more) in (ctx.clip_beyond or clip_beyond(ctx)).items():   # the report has put them on the context
         k, m = more[-1]
         out.setdefault(key, []).append(f"{what} {num(m, 3)} with k = {k} (@sec-controls-clip)")
