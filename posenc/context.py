@@ -74,6 +74,10 @@ class ReportContext:
         self.clip_beyond = {}   # {(task, scheme): (measure, [(k, mean)])}: a clipped scheme at other k (set by `posenc.report` from the controls)
         idx = json.loads((self.figures_dir/'figures.json').read_text()) if (self.figures_dir/'figures.json').is_file() else {}
         self.fig_index = idx.get('figures', {})
+    def read_version(self, task:str) -> int:
+        "The version of `task`'s recipe whose runs the report's sections read (1 before any run)."
+        now = select(self.runs, task=task, status=None)
+        return now[0].get('recipe', 1) if now else 1
     def base_runs(self, task:str, version:int=1) -> list[dict]:
         "The finished runs of `task` at `version` of its recipe: what a ladder's rung that changes that version is compared with."
         return select([r for r in self.all_runs if r.get('recipe', 1) == version], task=task)
@@ -129,7 +133,7 @@ def recipe_note(ctx:ReportContext, task:str) -> str:
     vs = {}
     for r in select(ctx.all_runs, task=task, status=None): vs.setdefault(r.get('recipe', 1), []).append(r)
     if set(vs) <= {1}: return ''
-    now = select(ctx.runs, task=task, status=None); v = now[0].get('recipe', 1) if now else 1
+    v = ctx.read_version(task)
     out = [f"These runs follow version {v} of the {task} recipe ({recipe_change(vs[min(vs)], vs[v])} from version {min(vs)}, "
            f"whose runs are kept beside them)."] if v > min(vs) else []
     for x in (x for x in recipe_progress(ctx.all_runs) if x['task'] == task):

@@ -14,10 +14,10 @@ from .ladder_report import measures, rung_runs, ladders_of, transfer_rows, trans
 from .conclusions import _and
 
 # %% auto #0
-__all__ = ['CONTROLS', 'LR_MIN_GAIN', 'VERDICT_WORDS', 'control_of', 'gain', 'gain_txt', 'verdict', 'at_version', 'matched_rows',
-           'matched_md', 'strongest', 'matched_findings', 'clip_rows', 'clip_md', 'clip_findings', 'lr_rows', 'lr_md',
-           'lr_findings', 'change_rows', 'change_md', 'change_findings', 'data_findings', 'control_findings',
-           'sec_controls', 'control_notes', 'clip_beyond']
+__all__ = ['CONTROLS', 'LR_MIN_GAIN', 'VERDICT_WORDS', 'control_of', 'gain', 'gain_txt', 'verdict', 'matched_rows', 'matched_md',
+           'strongest', 'matched_findings', 'clip_rows', 'clip_md', 'clip_findings', 'lr_rows', 'lr_md', 'lr_findings',
+           'change_rows', 'change_md', 'change_findings', 'data_findings', 'control_findings', 'sec_controls',
+           'control_notes', 'clip_beyond']
 
 # %% ../nbs/12bc_controls_report.ipynb #d124582e
 CONTROLS = ('params', 'clip', 'lr', 'data', 'single')   # the questions, in the section's order
@@ -54,11 +54,6 @@ def verdict(g:dict|None, alpha:float=0.05) -> str:
 # %% ../nbs/12bc_controls_report.ipynb #e8f0a775
 def _total(r:dict): return (r['metrics'].get('params') or {}).get('total')
 
-def at_version(ctx:ReportContext, task:str, version:int) -> str:
-    "' at version 2 of the europarl recipe' where a rung's `version` of `task` is not the one the report's task sections read, else ''."
-    now = select(ctx.runs, task=task, status=None)
-    return '' if version == (now[0].get('recipe', 1) if now else 1) else f" at version {version} of the {task} recipe"
-
 def matched_rows(ctx:ReportContext, ladder) -> list[dict]:
     "One row per params rung, task, matched scheme and baseline: the scheme's gain over the plain and over the widened baseline (or a note)."
     out, runs = [], rung_runs(ctx.runs_dir, ladder)
@@ -68,8 +63,9 @@ def matched_rows(ctx:ReportContext, ladder) -> list[dict]:
             if not (ms := measures(b or g or select(ctx.runs, task=t))):
                 out.append(dict(rung=r.name, change=r.change, task=t, measure='', done=0, planned=len(r.pes) * len(r.seeds), note='not run yet')); continue
             what, get, hi = ms[0]
-            row = dict(rung=r.name, change=r.change, task=t, version=r.version(t), at=at_version(ctx, t, r.version(t)),
-                       measure=what, higher=hi, done=len(g), planned=len(r.pes) * len(r.seeds))
+            row = dict(rung=r.name, change=r.change, task=t, measure=what,
+                       other_version=v if (v := r.version(t)) != ctx.read_version(t) else None,   # said beside the task where set
+                       higher=hi, done=len(g), planned=len(r.pes) * len(r.seeds))
             plain = {pe: x for pe, rs in by_pe(b).items() if (x := _total(rs[0]))}
             wide = {pe: x for pe, rs in by_pe(g).items() if (x := _total(rs[0]))}
             if not wide: out.append({**row, 'note': 'not run yet'}); continue
@@ -85,9 +81,11 @@ def matched_rows(ctx:ReportContext, ladder) -> list[dict]:
                             'plain': gain(sb.get(s, []), sb.get(bl, []), hi), 'matched': gain(sb.get(s, []), sg.get(bl, []), hi)})
     return out
 
-def _task_at(x:dict, table:bool=False) -> str:
-    "The row's task, with its recipe version where that is not the one the task sections read: 'europarl at recipe version 2'."
-    return x['task'] + ((f" (recipe version {x['version']})" if table else f" at recipe version {x['version']}") if x.get('at') else '')
+def _at(x:dict, table:bool=False) -> str:
+    "' at recipe version 2' (in a table ' (recipe version 2)') for a row made at another version than the task sections read, else ''."
+    return '' if not (v := x.get('other_version')) else f" (recipe version {v})" if table else f" at recipe version {v}"
+
+def _task_at(x:dict, table:bool=False) -> str: return x['task'] + _at(x, table)
 
 def matched_md(rows:list[dict], label:str='controls-params') -> str:
     "`matched_rows` as a Markdown table."
@@ -423,7 +421,7 @@ def control_notes(ctx:ReportContext) -> dict[tuple, list[str]]:
         for k, (_, x) in strongest(matched_rows(ctx, lad)).items():
             g = gain_txt(x['matched'])   # its p and the section in one bracket: '+0.037 ± 0.005 (p = 0.012; @sec-controls-params)'
             g = f"{g[:-1]}; @sec-controls-params)" if g.endswith(')') else f"{g} (@sec-controls-params)"
-            out.setdefault(k, []).append(f"{VERDICT_WORDS[verdict(x['matched'])]} {x['baseline']} widened to its parameters{x.get('at', '')}, {g}")
+            out.setdefault(k, []).append(f"{VERDICT_WORDS[verdict(x['matched'])]} {x['baseline']} widened to its parameters{_at(x)}, {g}")
     for key, (what, more) in (ctx.clip_beyond or clip_beyond(ctx)).items():   # the report has put them on the context
         k, m = more[-1]
         out.setdefault(key, []).append(f"{what} {num(m, 3)} with k = {k} (@sec-controls-clip)")
