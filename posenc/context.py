@@ -9,14 +9,16 @@ from pathlib import Path
 import numpy as np
 import logging
 from .results import NoData, load_runs, current_recipes, recipe_progress, select, tasks_of, by_pe, mean_std, pe_means, bootstrap_scores, ci95, task_rank, metric_at
+from .transfer import TooFewRuns, NoRanking, scores_of, rank_agreement, flips, top_overlap
 from .kinds import get_kind
 
 log = logging.getLogger('posenc.context')
 
 # %% auto #0
 __all__ = ['log', 'num', 'signed', 'fmt_p', 'pmci', 'pm', 'md_escape', 'md_table', 'ReportContext', 'recipe_change',
-           'recipe_note', 'version_preview', 'passes', 'check_runs', 'train_check', 'extra_test_sets',
-           'test_set_checks', 'synthetic_trained', 'trained', 'copy_checks', 'judged', 'trained_table', 'sec_trained']
+           'recipe_note', 'version_preview', 'version_agreement', 'passes', 'check_runs', 'train_check',
+           'extra_test_sets', 'test_set_checks', 'synthetic_trained', 'trained', 'copy_checks', 'judged',
+           'trained_table', 'sec_trained']
 
 # %% ../nbs/12_context.ipynb #924abd37
 def num(x, nd:int=2) -> str:
@@ -121,12 +123,15 @@ def _scalar_items(d:dict, skip=()) -> str:
 
 # %% ../nbs/12_context.ipynb #975c4b88
 _NOT_RECIPE = ('threads', 'device', 'progress', 'log_every', 'ckpt_every', 'decode_batch')   # how a run was run, not its recipe
+_GPU_ONLY = ('amp', 'flex')   # recipe parameters that change nothing on the CPU (bf16 autocast, FlexAttention)
 
 def recipe_change(a:list[dict], b:list[dict]) -> str:
     "What the recipe of runs `b` sets differently from that of runs `a` (their configs' parameters), e.g. 'lr 0.001 → 0.002'."
     pa, pb = (((rs or [{}])[0].get('config') or {}).get('params') or {} for rs in (a, b))
     ks = [k for k in dict.fromkeys([*pa, *pb]) if k not in _NOT_RECIPE and pa.get(k) != pb.get(k)]
-    return ', '.join(f"{k} {pa.get(k)} → {pb.get(k)}" for k in ks) or 'the same parameters'
+    say = lambda k: f"{k} {'default' if pa.get(k) is None else pa.get(k)} → {'default' if pb.get(k) is None else pb.get(k)}"
+    main, gpu = ', '.join(say(k) for k in ks if k not in _GPU_ONLY), ', '.join(say(k) for k in ks if k in _GPU_ONLY)
+    return '; '.join([*([main] if main else []), *([f"on a GPU only: {gpu}"] if gpu else [])]) or 'the same parameters'
 
 def recipe_note(ctx:ReportContext, task:str) -> str:
     "Sentences for a task section whose recipe has versions: which one its runs are, and how far a newer one has got."
@@ -134,17 +139,19 @@ def recipe_note(ctx:ReportContext, task:str) -> str:
     for r in select(ctx.all_runs, task=task, status=None): vs.setdefault(r.get('recipe', 1), []).append(r)
     if set(vs) <= {1}: return ''
     v = ctx.read_version(task)
-    out = [f"These runs follow version {v} of the {task} recipe ({recipe_change(vs[min(vs)], vs[v])} from version {min(vs)}, "
-           f"whose runs are kept beside them)."] if v > min(vs) else []
+    out = [f"These runs follow version {v} of the {task} recipe; from version {min(vs)}, whose runs are kept beside them, it changes "
+           f"{recipe_change(vs[min(vs)], vs[v])}."] if v > min(vs) else []
+    if v > min(vs): out += [s for s in (version_preview(vs[min(vs)], vs[v], v, final=True), version_agreement(vs[min(vs)], vs[v], min(vs), v)) if s]
     for x in (x for x in recipe_progress(ctx.all_runs) if x['task'] == task):
         out.append(f"Version {x['version']} of the {task} recipe ({recipe_change(vs[v], vs[x['version']])}) is being made: {x['made']} of its "
                    f"{x['wanted']} runs so far; every {task} number here is version {x['read_at']}'s until all are made.")
         if p := version_preview(vs[v], vs[x['version']], x['version']): out.append(p)
     return ' '.join(out)
 
-def version_preview(old:list[dict], new:list[dict], version:int) -> str:
+def version_preview(old:list[dict], new:list[dict], version:int, final:bool=False) -> str:
     """How a newer recipe version moves the headline measure (and beam chrF for translation) on the (encoding, seed) pairs
-    finished at both versions: the median change, its extremes and how many pairs it improves ('' without such a pair)."""
+    finished at both versions: the median change, its extremes and how many pairs it improves ('' without such a pair).
+    `final`: the newer version's runs are all made (no 'first look' caveat)."""
     done = lambda rs: {(r['pe'], r['seed']): r for r in rs if r['status'] == 'done'}
     a, b = done(old), done(new)
     if not (both := [k for k in b if k in a]): return ''
@@ -164,7 +171,32 @@ def version_preview(old:list[dict], new:list[dict], version:int) -> str:
     if not parts: return ''
     return (f"On the {n} encoding–seed pairs finished at both versions ({len({pe for pe, _ in both})} encodings, seed{'s' * (len(seeds) > 1)} "
             f"{', '.join(map(str, seeds))}), version {version} changes " + '; '.join(parts)
-            + ": a first look at the new recipe, not yet a comparison of encodings.")
+            + ('.' if final else ": a first look at the new recipe, not yet a comparison of encodings."))
+
+def version_agreement(old:list[dict], new:list[dict], v_old:int, v_new:int, n_resamples:int=1000) -> str:
+    """Whether two recipe versions rank the encodings alike by the headline measure (seed means): Kendall's τ with its interval
+    over resampled seeds, the top three of each and the pairs ordered significantly one way at one version and the other way at
+    the other (Welch's t, p < 0.05 at both, Holm's p beside); '' where the runs are too few to rank (`posenc.transfer`)."""
+    done = [r for r in new if r.get('status') == 'done']
+    if not done: return ''
+    h = get_kind(done[0]['kind']).headline
+    names = (f'version {v_old}', f'version {v_new}')
+    try:
+        a, b = scores_of(old, h.measure), scores_of(new, h.measure)
+        ra = rank_agreement(a, b, h.higher, n_resamples=n_resamples, names=names)
+        fl = flips(a, b, h.higher, names=names)
+        top = top_overlap(a, b, higher=h.higher, names=names) if ra['n'] > 3 else None
+    except (TooFewRuns, NoRanking) as e: log.info(f'no agreement of recipe versions: {e}'); return ''
+    out = (f"Between the rankings of the {ra['n']} encodings made at both versions by {h.what} (seed means) at versions {v_old} and "
+           f"{v_new}, Kendall's τ is {ra['tau']:.2f} ({ra['low']:.2f} to {ra['high']:.2f} over resampled seeds, {fmt_p(ra['p'])})")
+    if top: out += (f"; {top['n']} of the top three are the same (version {v_old}: {', '.join(top['top_base'])}; version {v_new}: "
+                    f"{', '.join(top['top_rung'])})")
+    if not fl: return out + (f"; no pair of encodings is ordered significantly one way at version {v_old} and the other way at "
+                             f"version {v_new} (Welch's t, p < 0.05 at both).")
+    say = lambda f: (f"{f['better_base']} ahead at version {v_old} ({fmt_p(f['p_base'])}, Holm {f['p_base_holm']:.3f}), {f['better_rung']} at "
+                     f"version {v_new} ({fmt_p(f['p_rung'])}, Holm {f['p_rung_holm']:.3f})")
+    return out + (f"; {len(fl)} pair{'s' * (len(fl) > 1)} of encodings swap{'s' * (len(fl) == 1)} places significantly (Welch's t, p < 0.05 at both): "
+                  + '; '.join(map(say, fl)) + '.')
 
 # %% ../nbs/12_context.ipynb #e1f2a3b4
 def passes(kind:str, # a task kind (`posenc.kinds.KINDS`)
