@@ -487,6 +487,9 @@ def headline_markdown(runs, label:str|None='glance') -> str:
               'so its number is not a trained model\'s.' if any('‡' in c for t in tabs for r in t[2] for c in r) else ''))
     tr_cap = ('Translation: beam BLEU and chrF on each task\'s official test sets and on its second test set, scored on its own; '
               'mean ± the half-width of its 95% interval over seeds, best mean in bold; the last row is the French source copied unchanged as the output.')
+    vers = {t: max((r.get('recipe', 1) for r in select(runs, task=t)), default=1) for t in tasks_of(runs, 'seq2seq')}
+    if any(v > 1 for v in vers.values()):   # columns of tasks at different recipe versions: say which each is
+        tr_cap += ' Recipe version of each task\'s runs: ' + ', '.join(f'{t} {v}' for t, v in vers.items()) + '.'
     out = []
     for i, (p, header, rows, _) in enumerate(tabs):   # two tables: ten columns do not fit a page; the first says what all are
         c = cap if p == 'other' else tr_cap + ('' if i else ' ' + cap)
