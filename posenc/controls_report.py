@@ -15,9 +15,9 @@ from .conclusions import _and
 
 # %% auto #0
 __all__ = ['CONTROLS', 'LR_MIN_GAIN', 'VERDICT_WORDS', 'control_of', 'gain', 'gain_txt', 'verdict', 'matched_rows', 'matched_md',
-           'strongest', 'matched_findings', 'clip_rows', 'clip_md', 'clip_findings', 'lr_rows', 'lr_md', 'lr_findings',
-           'change_rows', 'change_md', 'change_findings', 'data_findings', 'control_findings', 'sec_controls',
-           'control_notes', 'clip_beyond']
+           'strongest', 'matched_findings', 'clip_rows', 'clip_md', 'clip_findings', 'rate_versions', 'lr_rows',
+           'lr_md', 'lr_findings', 'change_rows', 'change_md', 'change_findings', 'data_findings', 'control_findings',
+           'sec_controls', 'control_notes', 'clip_beyond']
 
 # %% ../nbs/12bc_controls_report.ipynb #d124582e
 CONTROLS = ('params', 'clip', 'lr', 'data', 'single')   # the questions, in the section's order
@@ -193,19 +193,29 @@ def _best_rate(loss:dict, pe:str, base:str, names:list) -> str:
     w = welch(loss[n][pe], loss[base][pe])
     return n if n != base and w['diff'] <= -LR_MIN_GAIN and w['p'] < 0.05 else base
 
+def rate_versions(prof:dict, task:str, version:int) -> dict:
+    """{earlier version: its rate} for each earlier recipe version of `task` in profile `prof` that differs from `version` in the
+    learning rate alone: its runs are that task's rate grid at one more rate, made already."""
+    was = prof.get('task_earlier', {}).get(task, {})
+    return {v: p['lr'] for v, p in was.items() if v < version and set(p) == {'lr'}}
+
 def lr_rows(ctx:ReportContext, ladder, n_resamples:int=1000) -> list[dict]:
-    "One dict per task of the rate rungs: each encoding's validation loss by rate, its best rate, and τ between fixed- and best-rate rankings."
+    """One dict per task of the rate rungs: each encoding's validation loss by rate, its best rate, and τ between fixed- and best-rate
+    rankings. A task's earlier recipe versions that changed only the rate join the grid as rates of their own (`rate_versions`)."""
     rungs, runs, out = [x for x in ladder.select() if control_of(x) == 'lr'], rung_runs(ctx.runs_dir, ladder), []
     for t in dict.fromkeys(t for r in rungs for t in r.tasks):
-        at = [r for r in rungs if t in r.tasks]; b = ctx.base_runs(t, at[0].version(t))
+        at = [r for r in rungs if t in r.tasks]; b = ctx.base_runs(t, v := at[0].version(t))
         pes = list(dict.fromkeys(pe for r in at for pe in r.pes))
         base_lr = (b[0]['config'].get('params') or {}).get('lr') if b else None
-        sets = sorted([(ladder.base, base_lr, b)] + [(r.name, r.params['lr'], select(runs[r.name], task=t)) for r in at], key=lambda x: x[1] or 0)
+        older = {f"{ladder.base} recipe {w}": (w, lr) for w, lr in rate_versions(at[0].base, t, v).items()}
+        sets = sorted([(ladder.base, base_lr, b)] + [(r.name, r.params['lr'], select(runs[r.name], task=t)) for r in at]
+                      + [(n, lr, ctx.base_runs(t, w)) for n, (w, lr) in older.items()], key=lambda x: x[1] or 0)
         if not (ms := measures(b or [x for *_, rs in sets for x in rs])): continue
         what, get, hi = ms[0]
         loss = {n: scores_of(rs, 'val_loss') for n, _, rs in sets}; head = {n: scores_of(rs, get) for n, _, rs in sets}
         row = dict(task=t, measure=what, higher=hi, sets=[(n, lr) for n, lr, _ in sets], base=ladder.base, base_lr=base_lr, pes=pes,
-                   loss=loss, head=head, done=sum(len(select(rs, pe=pe)) for n, _, rs in sets if n != ladder.base for pe in pes),
+                   loss=loss, head=head, done=sum(len(select(rs, pe=pe)) for n, _, rs in sets if n in {r.name for r in at} for pe in pes),
+                   versions={n: w for n, (w, _) in older.items()},
                    planned=sum(len(r.pes) * len(r.seeds) for r in at), best={}, note='')
         full = [pe for pe in pes if all(len(loss[n].get(pe, [])) >= MIN_SEEDS for n, *_ in sets)]
         row['best'] = {pe: _best_rate(loss, pe, ladder.base, [n for n, *_ in sets]) for pe in full}
@@ -227,7 +237,8 @@ def lr_md(row:dict, label:str) -> str:
     body = [[pe] + [_stat(row['loss'][n].get(pe, [])) for n, _ in row['sets']]
             + [_rate(rate[row['best'][pe]]) if pe in row['best'] else '—', _stat(row['head'][row['best'][pe]].get(pe, [])) if pe in row['best'] else '—']
             for pe in row['pes']]
-    return md_table(['encoding'] + [f"val. loss at lr {_rate(lr)}" + (' (recipe)' if n == row['base'] else '') for n, lr in row['sets']]
+    said = lambda n: ' (recipe)' if n == row['base'] else f" (recipe version {row['versions'][n]})" if n in row.get('versions', {}) else ''
+    return md_table(['encoding'] + [f"val. loss at lr {_rate(lr)}{said(n)}" for n, lr in row['sets']]
                     + ['best rate', f"{row['measure']} at it"], body,
                     f"{row['task']}: validation loss (mean ± sd over seeds, the number of seeds in brackets) at each learning rate, "
                     f"each encoding's best rate (the recipe's, unless another lowers the mean validation loss by at least {LR_MIN_GAIN:g} nats "

@@ -8,8 +8,8 @@
 #   bash tools/gpu_session.sh bench SECONDS   # posenc bench --device cuda at T = 2,048 and 4,096 (bf16), then
 #                                             # tests/gpu_check.py in what is left
 #   bash tools/gpu_session.sh profile SECONDS # tools/profile_step.py at T = 4,096: each slow scheme's CUDA kernels
-#   bash tools/gpu_session.sh controls SECONDS # the controls ladder's europarl rungs (mt-params-deberta, mt-params-xl:
-#                                             # 18 runs at recipe 2, 1,500 steps), all side by side, stopped at SECONDS − 75
+#   bash tools/gpu_session.sh controls SECONDS # the controls ladder's europarl rate rung (mt-lr-triple: 24 runs at
+#                                             # recipe 2, 1,500 steps), twelve side by side, stopped at SECONDS − 75
 #   bash tools/gpu_session.sh all SECONDS     # the profile (a sixth of the time); the bench, one model kind at a
 #                                             # time (bench-lm.json, bench-seq2seq.json: join them with `posenc bench
 #                                             # --merge`), alone on the GPU; tests/gpu_check.py alone; then europarl's
@@ -53,13 +53,12 @@ elif [ "$phase" = base ]; then
   python3 tools/gpu_rung.py --profile full --tasks europarl --workers 12 --deadline $(( budget - 75 )) 2>&1 | tee "$OUT/base.log"
   tar czf "$OUT/recipe-2.tgz" -C runs/full --exclude checkpoints --exclude .partial recipe-2
 elif [ "$phase" = controls ]; then
-  # on one thread of this machine a run takes about 40 min (1,500 steps at 0.67 a second); twelve side by side on
-  # the H200 took 240–264 s, so eighteen should fit in about 400 s
-  for rung in mt-params-deberta mt-params-xl; do
-    python3 tools/gpu_rung.py controls $rung --workers 9 --grace 40 --deadline $(( budget - 75 )) > "$OUT/$rung.log" 2>&1 &
-  done
-  wait; tail -15 "$OUT"/mt-params-*.log
-  tar czf "$OUT/controls.tgz" -C runs/controls --exclude checkpoints --exclude .partial mt-params-deberta mt-params-xl
+  # mt-params-deberta and mt-params-xl are made; left is mt-lr-triple (24 europarl runs at recipe 2, three times its
+  # rate). On one CPU thread a run takes 20–26 min; twelve side by side on the H200 took 240–264 s, so twelve a call
+  # (finished runs are skipped: a second call makes the rest)
+  python3 tools/gpu_rung.py controls mt-lr-triple --workers 12 --grace 40 --deadline $(( budget - 75 )) > "$OUT/mt-lr-triple.log" 2>&1
+  tail -15 "$OUT/mt-lr-triple.log"
+  tar czf "$OUT/controls.tgz" -C runs/controls --exclude checkpoints --exclude .partial mt-lr-triple
 elif [ "$phase" = bench ]; then
   b=$(( budget - 20 ))
   timeout $b python3 -m posenc.cli bench --device cuda --lengths 2048 4096 --tokens 16384 --no_xt --no_decode \
