@@ -219,7 +219,8 @@ def lr_rows(ctx:ReportContext, ladder, n_resamples:int=1000) -> list[dict]:
                    planned=sum(len(r.pes) * len(r.seeds) for r in at), best={}, note='')
         full = [pe for pe in pes if all(len(loss[n].get(pe, [])) >= MIN_SEEDS for n, *_ in sets)]
         row['best'] = {pe: _best_rate(loss, pe, ladder.base, [n for n, *_ in sets]) for pe in full}
-        if len(full) < 3: row['note'] = f"{len(full)} encoding{'s' * (len(full) != 1)} with {MIN_SEEDS} seeds at every rate so far (3 needed)"
+        if len(full) < 3: row['note'] = (f"{row['done']} of the rate rungs' {row['planned']} runs are in: {len(full)} encoding{'s' * (len(full) != 1)} "
+                                         f"with {MIN_SEEDS} seeds at every rate so far (3 needed)")
         else:
             try:
                 a = rank_agreement({pe: head[ladder.base][pe] for pe in full}, {pe: head[row['best'][pe]][pe] for pe in full}, hi,
