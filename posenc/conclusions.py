@@ -427,7 +427,7 @@ def family_summary(ctx:ReportContext, tasks:list) -> str:
     always = [pe for pe, k in n.items() if k == len(Ls)]
     names = ' and '.join(L['task'] for L in Ls) if len(Ls) == 2 else ', '.join(L['task'] for L in Ls)   # each family its own sentence
     lg = f"the leading group (the best and those within noise of it{'; ' + m if (m := shared_measure(ctx, tasks)) else ''})"
-    if always: return f"On {names} alike, {', '.join(always)} {'is' if len(always) == 1 else 'are'} in {lg}."
+    if always: return f"On {names} alike, {_and(always)} {'is' if len(always) == 1 else 'are'} in {lg}."
     return (f"No encoding is in {lg} on every one of {names}; most often: "
             + ', '.join(f'{pe} ({k} of {len(Ls)})' for pe, k in n.most_common(3)) + '.')
 
