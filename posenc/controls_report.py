@@ -141,8 +141,9 @@ def clip_rows(ctx:ReportContext, ladder) -> list[dict]:
     return out
 
 def _stat(xs, nd=3) -> str:
+    "Mean ± sd (n) of `xs`; one value alone as 'value (1)', since one value has no spread; '—' for none."
     m, s, n = mean_std(xs)
-    return '—' if n == 0 else f"{num(m, nd)} ± {num(s, nd)} ({n})"
+    return '—' if n == 0 else f"{num(m, nd)} (1)" if n == 1 else f"{num(m, nd)} ± {num(s, nd)} ({n})"
 
 def clip_md(rows:list[dict], label:str='controls-clip') -> str:
     "`clip_rows` as a Markdown table."
