@@ -228,6 +228,9 @@ def lr_rows(ctx:ReportContext, ladder, n_resamples:int=1000) -> list[dict]:
                                    n_resamples, names=("the recipe's rate", "each encoding's best rate"))
                 row.update(tau=a['tau'], low=a['low'], high=a['high'], n=a['n'], rank_fixed=a['rank_base'], rank_tuned=a['rank_rung'])
             except (TooFewRuns, NoRanking) as e: row['note'] = str(e)
+            else:
+                if row['done'] < row['planned']: row['note'] = (f"{row['done']} of the rate rungs' {row['planned']} runs are in: the ranking "
+                                                                 f"so far, over the {len(full)} encodings with {MIN_SEEDS} seeds or more at every rate")
         out.append(row)
     return out
 
@@ -252,17 +255,22 @@ def lr_findings(rows:list[dict]) -> list[str]:
     for x in rows:
         if 'tau' not in x: continue
         rate = dict(x['sets'])
-        moved = [f"{pe} at {_rate(rate[n])}" for pe, n in x['best'].items() if n != x['base']]
+        moved = {pe: n for pe, n in x['best'].items() if n != x['base']}
+        at = {}                                                               # the encodings that moved, by the rate they moved to
+        for pe, n in moved.items(): at.setdefault(_rate(rate[n]), []).append(pe)
         known = [lr for _, lr in x['sets'] if lr is not None]               # the lowest and the highest rate tried are the grid's ends
-        ends = [pe for pe, n in x['best'].items() if n != x['base'] and rate[n] in (min(known), max(known))]
+        ends = [pe for pe, n in moved.items() if rate[n] in (min(known), max(known))]
+        rule = f"(a mean validation loss lower by at least {LR_MIN_GAIN:g} nats with Welch's p < 0.05)"
+        kept, where = len(x['best']) - len(moved), '; '.join(f"{_and(pes)} at {r}" for r, pes in at.items())
+        part = (f" ({x['done']} of the rate rungs' {x['planned']} runs in so far)" if x.get('done', 0) < x.get('planned', 0) else '')
         out.append(f"On {x['task']}, the ranking by {x['measure']} at the recipe's rate ({_rate(x['base_lr'])}) and with each encoding at its "
-                   f"best rate agree with Kendall's τ = {num(x['tau'], 2)} [{num(x['low'], 2)}, {num(x['high'], 2)}] over {x['n']} encodings; "
-                   + (f"{len(x['best']) - len(moved)} of {len(x['best'])} do no better away from the recipe's rate (a mean "
-                      f"validation loss lower by at least {LR_MIN_GAIN:g} nats with Welch's p < 0.05), the others "
-                      f"{', '.join(moved)}" + (f"; for {', '.join(ends)} that is the end of the grid, so "
-                      f"{'its' if len(ends) == 1 else 'their'} best rate may lie beyond it." if ends else '.')
-                      if moved else f"none of the {len(x['best'])} does better away from the recipe's rate (a mean validation loss "
-                      f"lower by at least {LR_MIN_GAIN:g} nats with Welch's p < 0.05)."))
+                   f"best rate agree with Kendall's τ = {num(x['tau'], 2)} [{num(x['low'], 2)}, {num(x['high'], 2)}] over {x['n']} encodings{part}; "
+                   + ((f"every one of the {len(x['best'])} does better away from the recipe's rate {rule}: {where}" if not kept else
+                       f"{kept} of {len(x['best'])} do no better away from the recipe's rate {rule}, the others do: {where}")
+                      + ((f"; for {_and(ends)} that is the end of the grid, so {'its' if len(ends) == 1 else 'their'} best rate may lie beyond it."
+                          if len(ends) < len(moved) or len(ends) == 1 else
+                          "; for each of them that is the end of the grid, so their best rates may lie beyond it.") if ends else '.')
+                      if moved else f"none of the {len(x['best'])} does better away from the recipe's rate {rule}."))
     return out
 
 # %% ../nbs/12bc_controls_report.ipynb #77ab8b67
