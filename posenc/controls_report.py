@@ -375,7 +375,9 @@ def control_findings(ctx:ReportContext, ladder) -> list[str]:
              + '; '.join(f"{v}: " + ', '.join(f"{s} ({', '.join(ts)})" for s, ts in by.items()) for v, by in moved.items())] * bool(ks)
             + [f"{names} score {v} on {_and(ts)} at every k tried" for (v, names), ts in flat.items()]) + '.')
     if 'lr' in kinds and (xs := [x for x in lr_rows(ctx, ladder, ctx.n_boot) if 'tau' in x]):
-        out.append(f"Learning rate per encoding: τ between the rankings at the recipe's rate and at each encoding's best {_range(xs)}.")
+        part = [f"{x['task']} from {x['done']} of its {x['planned']} runs so far" for x in xs if x['done'] < x['planned']]
+        out.append(f"Learning rate per encoding: τ between the rankings at the recipe's rate and at each encoding's best {_range(xs)}"
+                   + (f" ({'; '.join(part)})" if part else '') + ".")
     data = dataclasses.replace(ladder, rungs={r.name: r for r in ladder.select() if control_of(r) == 'data'})
     if data.rungs and (xs := [x for x in transfer_rows(ctx, data, ctx.n_boot)
                               if isinstance(x.get('tau'), float) and math.isfinite(x['tau']) and not x.get('partial')]):
