@@ -262,14 +262,14 @@ def lr_findings(rows:list[dict]) -> list[str]:
         ends = [pe for pe, n in moved.items() if rate[n] in (min(known), max(known))]
         rule = f"(a mean validation loss lower by at least {LR_MIN_GAIN:g} nats with Welch's p < 0.05)"
         kept, where = len(x['best']) - len(moved), '; '.join(f"{_and(pes)} at {r}" for r, pes in at.items())
-        part = (f" ({x['done']} of the rate rungs' {x['planned']} runs in so far)" if x.get('done', 0) < x.get('planned', 0) else '')
+        part = f" ({x['done']} of the rate rungs' {x['planned']} runs in so far)" if x['done'] < x['planned'] else ''
         out.append(f"On {x['task']}, the ranking by {x['measure']} at the recipe's rate ({_rate(x['base_lr'])}) and with each encoding at its "
                    f"best rate agree with Kendall's τ = {num(x['tau'], 2)} [{num(x['low'], 2)}, {num(x['high'], 2)}] over {x['n']} encodings{part}; "
                    + ((f"every one of the {len(x['best'])} does better away from the recipe's rate {rule}: {where}" if not kept else
                        f"{kept} of {len(x['best'])} do no better away from the recipe's rate {rule}, the others do: {where}")
-                      + ((f"; for {_and(ends)} that is the end of the grid, so {'its' if len(ends) == 1 else 'their'} best rate may lie beyond it."
-                          if len(ends) < len(moved) or len(ends) == 1 else
-                          "; for each of them that is the end of the grid, so their best rates may lie beyond it.") if ends else '.')
+                      + (("; for each of them that is the end of the grid, so their best rates may lie beyond it." if ends == list(moved) and len(ends) > 1
+                          else f"; for {_and(ends)} that is the end of the grid, so {'its' if len(ends) == 1 else 'their'} best rate may lie beyond it.")
+                         if ends else '.')
                       if moved else f"none of the {len(x['best'])} does better away from the recipe's rate {rule}."))
     return out
 
