@@ -16,8 +16,8 @@ log = logging.getLogger('posenc.context')
 
 # %% auto #0
 __all__ = ['log', 'num', 'signed', 'fmt_p', 'pmci', 'pm', 'md_escape', 'md_table', 'ReportContext', 'recipe_change',
-           'recipe_note', 'version_preview', 'version_agreement', 'passes', 'check_runs', 'train_check',
-           'extra_test_sets', 'test_set_checks', 'synthetic_trained', 'trained', 'copy_checks', 'judged',
+           'declared_version', 'recipe_note', 'version_preview', 'version_agreement', 'passes', 'check_runs',
+           'train_check', 'extra_test_sets', 'test_set_checks', 'synthetic_trained', 'trained', 'copy_checks', 'judged',
            'trained_table', 'sec_trained']
 
 # %% ../nbs/12_context.ipynb #924abd37
@@ -133,8 +133,27 @@ def recipe_change(a:list[dict], b:list[dict]) -> str:
     main, gpu = ', '.join(say(k) for k in ks if k not in _GPU_ONLY), ', '.join(say(k) for k in ks if k in _GPU_ONLY)
     return '; '.join([*([main] if main else []), *([f"on a GPU only: {gpu}"] if gpu else [])]) or 'the same parameters'
 
-def recipe_note(ctx:ReportContext, task:str) -> str:
-    "Sentences for a task section whose recipe has versions: which one its runs are, and how far a newer one has got."
+def declared_version(ctx:ReportContext, task:str,
+                     prof:dict=None, # a profile (as `get_profile` gives it); None: the built-in one `ctx.runs_dir` is named after, if any
+                    ) -> tuple[int, str]|None:
+    """A newer version of `task`'s recipe that the profile declares but no run has reached yet: (version, what it changes from
+    the newest version with runs, e.g. 'lr 0.002 → 0.006'); None when there is none (or no profile to ask)."""
+    from posenc.profiles import PROFILES, get_profile, versioned_params
+    if prof is None:
+        if ctx.runs_dir.name not in PROFILES: return None
+        prof = get_profile(ctx.runs_dir.name)
+    made = {r.get('recipe', 1) for r in select(ctx.all_runs, task=task, status=None)}
+    now = prof.get('task_recipe', {}).get(task, 1)
+    if not made or task not in prof.get('tasks', {}) or now <= max(made): return None
+    a, b = versioned_params(prof, task, max(made)), versioned_params(prof, task)
+    say = lambda v: 'default' if v is None else v
+    return now, ', '.join(f"{k} {say(a.get(k))} → {say(b.get(k))}" for k in dict.fromkeys([*a, *b])
+                          if k not in _NOT_RECIPE and a.get(k) != b.get(k)) or 'the same parameters'
+
+def recipe_note(ctx:ReportContext, task:str,
+                prof:dict=None, # the profile that may declare a newer version (`declared_version`)
+               ) -> str:
+    "Sentences for a task section whose recipe has versions: which one its runs are, how far a newer one has got, and one declared but not begun."
     vs = {}
     for r in select(ctx.all_runs, task=task, status=None): vs.setdefault(r.get('recipe', 1), []).append(r)
     if set(vs) <= {1}: return ''
@@ -146,6 +165,9 @@ def recipe_note(ctx:ReportContext, task:str) -> str:
         out.append(f"Version {x['version']} of the {task} recipe ({recipe_change(vs[v], vs[x['version']])}) is being made: {x['made']} of its "
                    f"{x['wanted']} runs so far; every {task} number here is version {x['read_at']}'s until all are made.")
         if p := version_preview(vs[v], vs[x['version']], x['version']): out.append(p)
+    if d := declared_version(ctx, task, prof):
+        out.append(f"Version {d[0]} of the {task} recipe ({d[1]}) is the profile's current one, but none of its runs is made yet; "
+                   f"every {task} number here is version {v}'s until all are made.")
     return ' '.join(out)
 
 def version_preview(old:list[dict], new:list[dict], version:int, final:bool=False) -> str:

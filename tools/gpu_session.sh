@@ -3,13 +3,13 @@
 #
 #   bash tools/gpu_session.sh train SECONDS   # one seed of the transfer ladder's mt-budget4x rung, 8 runs side by
 #                                             # side, stopped at SECONDS − 75; then the bench (LM only) if time is left
-#   bash tools/gpu_session.sh base SECONDS    # europarl's runs at the full profile's current recipe (version 2:
-#                                             # runs/full/recipe-2/), 12 side by side, stopped at SECONDS − 75
+#   bash tools/gpu_session.sh base SECONDS    # europarl's runs at the full profile's current recipe (version 3:
+#                                             # runs/full/recipe-3/), 12 side by side, stopped at SECONDS − 75
 #   bash tools/gpu_session.sh bench SECONDS   # posenc bench --device cuda at T = 2,048 and 4,096 (bf16), then
 #                                             # tests/gpu_check.py in what is left
 #   bash tools/gpu_session.sh profile SECONDS # tools/profile_step.py at T = 4,096: each slow scheme's CUDA kernels
-#   bash tools/gpu_session.sh controls SECONDS # the controls ladder's europarl rate rung (mt-lr-triple: 24 runs at
-#                                             # recipe 2, 1,500 steps), twelve side by side, stopped at SECONDS − 75
+#   bash tools/gpu_session.sh controls SECONDS # the controls ladder's ted-tatoeba rate probe (mt-ted-lr-triple: 2
+#                                             # runs), then any europarl rate run not made, stopped at SECONDS − 75
 #   bash tools/gpu_session.sh all SECONDS     # the profile (a sixth of the time); the bench, one model kind at a
 #                                             # time (bench-lm.json, bench-seq2seq.json: join them with `posenc bench
 #                                             # --merge`), alone on the GPU; tests/gpu_check.py alone; then europarl's
@@ -27,12 +27,13 @@
 # It needs, beside the working tree: .whl/ (fastcore, fastprogress and sacremoses wheels for Python 3.12, which the
 # machine's image lacks) and .devdata/ (extra_fr-en/europarl_v7_subset20k_tok and wmt14_fr-en/{europarl-v7_head3k,
 # newstest2014} copied from ../shared/data), both in .git/info/exclude and carried. What comes back is under $OUT:
-# the finished runs as one archive (unpack with `tar xzf mt-budget4x.tgz -C runs/transfer`, `tar xzf recipe-2.tgz
+# the finished runs as one archive (unpack with `tar xzf mt-budget4x.tgz -C runs/transfer`, `tar xzf recipe.tgz
 # -C runs/full` or `tar xzf controls.tgz -C runs/controls`), logs, bench.json. Runs stopped at the deadline are not in the archive: the next session trains them.
 set -u
 phase=${1:?train, base, controls, bench, profile or all}; budget=${2:?seconds}
 OUT=${OUT:-/tmp/posenc-out}; mkdir -p "$OUT"
 t0=$(date +%s); left() { echo $(( budget - ($(date +%s) - t0) )); }
+recipe_dirs() { find runs/full -maxdepth 1 -name 'recipe-*' -printf '%f\n' | sort -V | tail -1; }   # the newest recipe version's folder (europarl's)
 python3 -m pip install -q --no-index --no-deps --no-compile --no-cache-dir --upgrade --target /tmp/site .whl/*.whl || exit 1
 set -f   # no globbing from here: scheme names such as rope*3+none travel as they are
 export PYTHONPATH=/tmp/site:$PWD POSENC_DATA=$PWD/.devdata POSENC_DATA_ONLY=1 PYTHONUNBUFFERED=1
@@ -51,14 +52,15 @@ if [ "$phase" = train ]; then
     --tokens 16384 --no_xt --no_decode --out "$OUT/bench.json" --figure "$OUT/bench.png" 2>&1 | tee "$OUT/bench.log" | tail -40
 elif [ "$phase" = base ]; then
   python3 tools/gpu_rung.py --profile full --tasks europarl --workers 12 --deadline $(( budget - 75 )) 2>&1 | tee "$OUT/base.log"
-  tar czf "$OUT/recipe-2.tgz" -C runs/full --exclude checkpoints --exclude .partial recipe-2
+  tar czf "$OUT/recipe.tgz" -C runs/full --exclude checkpoints --exclude .partial $(recipe_dirs)
 elif [ "$phase" = controls ]; then
-  # mt-params-deberta and mt-params-xl are made; left is mt-lr-triple (24 europarl runs at recipe 2, three times its
-  # rate). On one CPU thread a run takes 20–26 min; twelve side by side on the H200 took 240–264 s, so twelve a call
-  # (finished runs are skipped: a second call makes the rest)
-  python3 tools/gpu_rung.py controls mt-lr-triple --workers 12 --grace 40 --deadline $(( budget - 75 )) > "$OUT/mt-lr-triple.log" 2>&1
-  tail -15 "$OUT/mt-lr-triple.log"
-  tar czf "$OUT/controls.tgz" -C runs/controls --exclude checkpoints --exclude .partial mt-lr-triple
+  # the europarl rate grid (mt-lr-triple, 24 runs) is made; left is ted-tatoeba's probe at europarl's version-3 rate
+  # (two runs; on one CPU thread 25–40 min each). Finished runs are skipped.
+  for rung in mt-ted-lr-triple mt-lr-triple; do
+    python3 tools/gpu_rung.py controls $rung --workers 12 --grace 40 --deadline $(( $(left) - 75 )) > "$OUT/$rung.log" 2>&1
+    tail -15 "$OUT/$rung.log"; (( $(left) > 150 )) || break
+  done
+  tar czf "$OUT/controls.tgz" -C runs/controls --exclude checkpoints --exclude .partial $(cd runs/controls && ls -d mt-ted-lr-triple mt-lr-triple 2>/dev/null)
 elif [ "$phase" = bench ]; then
   b=$(( budget - 20 ))
   timeout $b python3 -m posenc.cli bench --device cuda --lengths 2048 4096 --tokens 16384 --no_xt --no_decode \
@@ -84,7 +86,7 @@ elif [ "$phase" = all ]; then
   if (( $(left) >= 300 )); then
     python3 tools/gpu_rung.py --profile full --tasks europarl --workers 12 --grace 40 --deadline $(( $(left) - 75 )) \
       > "$OUT/base.log" 2>&1; tail -50 "$OUT/base.log"
-    tar czf "$OUT/recipe-2.tgz" -C runs/full --exclude checkpoints --exclude .partial recipe-2
+    tar czf "$OUT/recipe.tgz" -C runs/full --exclude checkpoints --exclude .partial $(recipe_dirs)
   fi
 fi
 echo "phase $phase done in $(( $(date +%s) - t0 )) s"
