@@ -16,9 +16,9 @@ log = logging.getLogger('posenc.context')
 
 # %% auto #0
 __all__ = ['log', 'num', 'signed', 'fmt_p', 'pmci', 'pm', 'md_escape', 'md_table', 'ReportContext', 'recipe_change',
-           'declared_version', 'recipe_note', 'version_preview', 'version_agreement', 'passes', 'check_runs',
-           'train_check', 'extra_test_sets', 'test_set_checks', 'synthetic_trained', 'trained', 'copy_checks', 'judged',
-           'trained_table', 'sec_trained']
+           'params_change', 'declared_version', 'recipe_note', 'version_preview', 'version_agreement', 'passes',
+           'check_runs', 'train_check', 'extra_test_sets', 'test_set_checks', 'synthetic_trained', 'trained',
+           'copy_checks', 'judged', 'trained_table', 'sec_trained']
 
 # %% ../nbs/12_context.ipynb #924abd37
 def num(x, nd:int=2) -> str:
@@ -127,7 +127,10 @@ _GPU_ONLY = ('amp', 'flex')   # recipe parameters that change nothing on the CPU
 
 def recipe_change(a:list[dict], b:list[dict]) -> str:
     "What the recipe of runs `b` sets differently from that of runs `a` (their configs' parameters), e.g. 'lr 0.001 → 0.002'."
-    pa, pb = (((rs or [{}])[0].get('config') or {}).get('params') or {} for rs in (a, b))
+    return params_change(*(((rs or [{}])[0].get('config') or {}).get('params') or {} for rs in (a, b)))
+
+def params_change(pa:dict, pb:dict) -> str:
+    "What recipe parameters `pb` set differently from `pa`, e.g. 'lr 0.001 → 0.002', the ones only a GPU reads named apart."
     ks = [k for k in dict.fromkeys([*pa, *pb]) if k not in _NOT_RECIPE and pa.get(k) != pb.get(k)]
     say = lambda k: f"{k} {'default' if pa.get(k) is None else pa.get(k)} → {'default' if pb.get(k) is None else pb.get(k)}"
     main, gpu = ', '.join(say(k) for k in ks if k not in _GPU_ONLY), ', '.join(say(k) for k in ks if k in _GPU_ONLY)
@@ -145,10 +148,7 @@ def declared_version(ctx:ReportContext, task:str,
     made = {r.get('recipe', 1) for r in select(ctx.all_runs, task=task, status=None)}
     now = prof.get('task_recipe', {}).get(task, 1)
     if not made or task not in prof.get('tasks', {}) or now <= max(made): return None
-    a, b = versioned_params(prof, task, max(made)), versioned_params(prof, task)
-    say = lambda v: 'default' if v is None else v
-    return now, ', '.join(f"{k} {say(a.get(k))} → {say(b.get(k))}" for k in dict.fromkeys([*a, *b])
-                          if k not in _NOT_RECIPE and a.get(k) != b.get(k)) or 'the same parameters'
+    return now, params_change(versioned_params(prof, task, max(made)), versioned_params(prof, task))
 
 def recipe_note(ctx:ReportContext, task:str,
                 prof:dict=None, # the profile that may declare a newer version (`declared_version`)

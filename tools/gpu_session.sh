@@ -33,7 +33,8 @@ set -u
 phase=${1:?train, base, controls, bench, profile or all}; budget=${2:?seconds}
 OUT=${OUT:-/tmp/posenc-out}; mkdir -p "$OUT"
 t0=$(date +%s); left() { echo $(( budget - ($(date +%s) - t0) )); }
-recipe_dirs() { find runs/full -maxdepth 1 -name 'recipe-*' -printf '%f\n' | sort -V | tail -1; }   # the newest recipe version's folder (europarl's)
+europarl_dir() {   # the folder of europarl's current recipe version in runs/full (recipe-N), as the profile says
+  echo "recipe-$(python3 -c "from posenc.profiles import PROFILES; print(PROFILES['full']['task_recipe']['europarl'])")"; }
 python3 -m pip install -q --no-index --no-deps --no-compile --no-cache-dir --upgrade --target /tmp/site .whl/*.whl || exit 1
 set -f   # no globbing from here: scheme names such as rope*3+none travel as they are
 export PYTHONPATH=/tmp/site:$PWD POSENC_DATA=$PWD/.devdata POSENC_DATA_ONLY=1 PYTHONUNBUFFERED=1
@@ -52,7 +53,7 @@ if [ "$phase" = train ]; then
     --tokens 16384 --no_xt --no_decode --out "$OUT/bench.json" --figure "$OUT/bench.png" 2>&1 | tee "$OUT/bench.log" | tail -40
 elif [ "$phase" = base ]; then
   python3 tools/gpu_rung.py --profile full --tasks europarl --workers 12 --deadline $(( budget - 75 )) 2>&1 | tee "$OUT/base.log"
-  tar czf "$OUT/recipe.tgz" -C runs/full --exclude checkpoints --exclude .partial $(recipe_dirs)
+  tar czf "$OUT/recipe.tgz" -C runs/full --exclude checkpoints --exclude .partial $(europarl_dir)
 elif [ "$phase" = controls ]; then
   # the europarl rate grid (mt-lr-triple, 24 runs) is made; left is ted-tatoeba's probe at europarl's version-3 rate
   # (two runs; on one CPU thread 25–40 min each). Finished runs are skipped.
@@ -86,7 +87,7 @@ elif [ "$phase" = all ]; then
   if (( $(left) >= 300 )); then
     python3 tools/gpu_rung.py --profile full --tasks europarl --workers 12 --grace 40 --deadline $(( $(left) - 75 )) \
       > "$OUT/base.log" 2>&1; tail -50 "$OUT/base.log"
-    tar czf "$OUT/recipe.tgz" -C runs/full --exclude checkpoints --exclude .partial $(recipe_dirs)
+    tar czf "$OUT/recipe.tgz" -C runs/full --exclude checkpoints --exclude .partial $(europarl_dir)
   fi
 fi
 echo "phase $phase done in $(( $(date +%s) - t0 )) s"
