@@ -207,7 +207,8 @@ def lr_rows(ctx:ReportContext, ladder, n_resamples:int=1000) -> list[dict]:
     for t in dict.fromkeys(t for r in rungs for t in r.tasks):
         at = [r for r in rungs if t in r.tasks]; b = ctx.base_runs(t, v := at[0].version(t))
         pes = list(dict.fromkeys(pe for r in at for pe in r.pes))
-        base_lr = (b[0]['config'].get('params') or {}).get('lr') if b else None
+        # the rate the base's runs record; before any is made, the rate its recipe version declares
+        base_lr = (b[0]['config'].get('params') or {}).get('lr') if b else at[0].changed(t).get('lr', (None,))[0]
         older = {f"{ladder.base} recipe {w}": (w, lr) for w, lr in rate_versions(at[0].base, t, v).items()}
         sets = sorted([(ladder.base, base_lr, b)] + [(r.name, r.params['lr'], select(runs[r.name], task=t)) for r in at]
                       + [(n, lr, ctx.base_runs(t, w)) for n, (w, lr) in older.items()], key=lambda x: x[1] or 0)
