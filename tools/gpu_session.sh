@@ -55,8 +55,8 @@ elif [ "$phase" = base ]; then
   python3 tools/gpu_rung.py --profile full --tasks europarl --workers 12 --deadline $(( budget - 75 )) 2>&1 | tee "$OUT/base.log"
   tar czf "$OUT/recipe.tgz" -C runs/full --exclude checkpoints --exclude .partial $(europarl_dir)
 elif [ "$phase" = controls ]; then
-  # the europarl rate grid (mt-lr-triple, 24 runs) is made; left is ted-tatoeba's probe at europarl's version-3 rate
-  # (two runs; on one CPU thread 25–40 min each). Finished runs are skipped.
+  # the europarl rate grid (mt-lr-triple, 24 runs) and ted-tatoeba's seed-0 probe (mt-ted-lr-triple) are made; finished
+  # runs are skipped, so this makes only what a rung adds (e.g. the probe's seeds 1-2, if `seeds` grows)
   for rung in mt-ted-lr-triple mt-lr-triple; do
     python3 tools/gpu_rung.py controls $rung --workers 12 --grace 40 --deadline $(( $(left) - 75 )) > "$OUT/$rung.log" 2>&1
     tail -15 "$OUT/$rung.log"; (( $(left) > 150 )) || break
