@@ -14,7 +14,7 @@ import posenc
 
 # %% auto #0
 __all__ = ['COMMANDS', 'profile_dirs', 'options', 'command_parser', 'pes', 'dask_options', 'sweep', 'status', 'figures', 'report',
-           'run', 'parse_set', 'parse_sets', 'train', 'evaluate', 'bench', 'main']
+           'run', 'parse_set', 'parse_sets', 'train', 'evaluate', 'adopt', 'bench', 'main']
 
 # %% ../nbs/14_cli.ipynb #f1a0a60c
 def _csv(s:str|None, typ=str) -> list|None:
@@ -377,6 +377,42 @@ def evaluate(run_dir:str, # a run folder whose training finished, e.g. runs/smok
           + f"; val_loss {m['val_loss']:.4f}; {Path(run_dir)/'metrics.json'}")
     return 0
 
+# %% ../nbs/14_cli.ipynb #ad0c1e02
+def adopt(source:str, # a folder of finished runs made elsewhere, e.g. runs/controls/mt-lr-triple
+          profile:str='default', # the profile that counts them: smoke, default, full, gpu or a .toml file
+          pes:str=None, # only these encodings, comma-separated
+          tasks:str=None, # only these tasks, comma-separated
+          seeds:str=None, # only these seeds, comma-separated
+          runs_dir:str=None, # the profile's runs folder (default: runs/<profile>)
+          dry_run:bool=False, # only check and print what would be adopted
+         ):
+    "Count finished runs made elsewhere (a ladder's rung, another profile) as a profile's runs where they are the same run; nothing trains."
+    from posenc import sweep as sw
+    from posenc.ladder import is_ladder
+    from posenc.runs import adopt_run
+    from posenc.results import run_dirs
+    if is_ladder(profile): raise ValueError(f"{profile} is a ladder: adopt fills a profile's runs (smoke, default, full, gpu or a .toml file)")
+    src = Path(source)
+    if not src.is_dir(): raise ValueError(f"{source}: no such folder")
+    found = {}
+    for d in run_dirs(src): found.setdefault(d.name, []).append(d)
+    rd = Path(runs_dir or profile_dirs(profile)['runs'])
+    n, bad = {}, 0
+    for j in sw.plan(profile, _csv(pes), _csv(tasks), _csv(seeds, int)):
+        if j.name not in found: continue
+        errs = []
+        for d in found[j.name]:   # one per recipe version the source holds: the first that is the same run
+            try: got = adopt_run(d, j, rd, dry_run); break
+            except ValueError as e: errs.append(str(e))
+        else: got = None
+        if got is None: bad += 1; print(f"  refused   {j.name}: {'; '.join(errs)}")
+        else: print(f"  {got:<10}{j.name}" + (f" ← {d}" if got != 'made' else ' (the profile has it already)'))
+        n[got] = n.get(got, 0) + 1
+    if not n: print(f"{source}: no run of profile {sw.profile_name(profile)}'s jobs there"); return 1
+    print(f"{sw.profile_name(profile)}: " + ', '.join(f"{v} {k or 'refused'}" for k, v in n.items()) + f" ({rd})")
+    return 1 if bad else 0
+
+
 # %% ../nbs/14_cli.ipynb #0490df86
 def bench(out:str=None, # the JSON file (default: runs/bench/<machine>/bench.json; bench-quick.json with --quick; mfu.json with --mfu)
           figure:str=None, # the figure (default: figures/bench/<machine>.png; <machine>-quick.png with --quick)
@@ -439,7 +475,7 @@ def bench(out:str=None, # the JSON file (default: runs/bench/<machine>/bench.jso
     return 0
 
 # %% ../nbs/14_cli.ipynb #6036a5f2
-COMMANDS = dict(run=run, sweep=sweep, train=train, eval=evaluate, status=status, figures=figures, report=report, bench=bench, pes=pes)
+COMMANDS = dict(run=run, sweep=sweep, train=train, eval=evaluate, status=status, figures=figures, report=report, bench=bench, adopt=adopt, pes=pes)
 
 def _usage() -> str:
     lines = [f"usage: posenc COMMAND [options]   (posenc COMMAND -h for its options; posenc {posenc.__version__})", "",

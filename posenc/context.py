@@ -16,8 +16,8 @@ log = logging.getLogger('posenc.context')
 
 # %% auto #0
 __all__ = ['log', 'num', 'signed', 'fmt_p', 'pmci', 'pm', 'md_escape', 'md_table', 'ReportContext', 'recipe_change',
-           'params_change', 'declared_version', 'recipe_note', 'version_preview', 'version_agreement', 'passes',
-           'check_runs', 'train_check', 'extra_test_sets', 'test_set_checks', 'synthetic_trained', 'trained',
+           'params_change', 'declared_version', 'adopted_note', 'recipe_note', 'version_preview', 'version_agreement',
+           'passes', 'check_runs', 'train_check', 'extra_test_sets', 'test_set_checks', 'synthetic_trained', 'trained',
            'copy_checks', 'judged', 'trained_table', 'sec_trained']
 
 # %% ../nbs/12_context.ipynb #924abd37
@@ -150,6 +150,18 @@ def declared_version(ctx:ReportContext, task:str,
     if not made or task not in prof.get('tasks', {}) or now <= max(made): return None
     return now, params_change(versioned_params(prof, task, max(made)), versioned_params(prof, task))
 
+def adopted_note(runs:list[dict], # the runs of one version of `task`'s recipe
+                 version:int, task:str) -> str:
+    "A sentence on the runs among `runs` that were made elsewhere with the same parameters and adopted (`posenc adopt`); '' when none was."
+    got = [r for r in runs if (r.get('config') or {}).get('adopted_from')]
+    if not got: return ''
+    by = {}
+    for r in got: by.setdefault(r['config']['adopted_from'].get('profile') or 'another profile', []).append(r)
+    one = len(got) == 1
+    return (f"Of version {version}'s {task} runs, {len(got)} {'was' if one else 'were'} not trained again: {'it was' if one else 'they were'} made with the same task, encoding, "
+            f"seed and recipe parameters by {' and '.join(f'`{p}` ({len(rs)})' for p, rs in by.items())} and are counted "
+            f"as this version's (`posenc adopt`).")
+
 def recipe_note(ctx:ReportContext, task:str,
                 prof:dict=None, # the profile that may declare a newer version (`declared_version`)
                ) -> str:
@@ -161,9 +173,11 @@ def recipe_note(ctx:ReportContext, task:str,
     out = [f"These runs follow version {v} of the {task} recipe; from version {min(vs)}, whose runs are kept beside them, it changes "
            f"{recipe_change(vs[min(vs)], vs[v])}."] if v > min(vs) else []
     if v > min(vs): out += [s for s in (version_preview(vs[min(vs)], vs[v], v, final=True), version_agreement(vs[min(vs)], vs[v], min(vs), v)) if s]
+    if a := adopted_note(vs[v], v, task): out.append(a)
     for x in (x for x in recipe_progress(ctx.all_runs) if x['task'] == task):
         out.append(f"Version {x['version']} of the {task} recipe ({recipe_change(vs[v], vs[x['version']])}) is being made: {x['made']} of its "
                    f"{x['wanted']} runs so far; every {task} number here is version {x['read_at']}'s until all are made.")
+        if a := adopted_note(vs[x['version']], x['version'], task): out.append(a)
         if p := version_preview(vs[v], vs[x['version']], x['version']): out.append(p)
     if d := declared_version(ctx, task, prof):
         out.append(f"Version {d[0]} of the {task} recipe ({d[1]}) is the profile's current one, but none of its runs is made yet; "

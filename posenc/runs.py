@@ -12,7 +12,7 @@ from .profiles import Job, check_params
 
 # %% auto #0
 __all__ = ['run_paths', 'has_result', 'run_state', 'prepare_run', 'Superseded', 'publish_run', 'run_lock', 'run_held',
-           'strip_paths', 'sweep_active', 'Stopped', 'run_job']
+           'strip_paths', 'sweep_active', 'Stopped', 'run_job', 'adopt_run']
 
 # %% ../nbs/09c_runs.ipynb #80125e63
 from posenc.io import atomic_write as _atomic_write, write_json as _write_json   # torch-free, so `posenc status` stays light
@@ -366,3 +366,42 @@ def _prctl(option:int, arg:int):
         import ctypes
         ctypes.CDLL('libc.so.6', use_errno=True).prctl(option, arg)
     except (OSError, AttributeError): pass
+
+# %% ../nbs/09c_runs.ipynb #ad0b7e02
+def adopt_run(src:str|Path, # a finished run folder made by another profile or a ladder's rung
+              job:Job, # the job it stands in for (`posenc.profiles.plan`)
+              runs_dir:str|Path, # the job's profile's runs folder (runs/<profile>; its recipe subfolder is the job's)
+              dry_run:bool=False, # only check
+             ) -> str:
+    "Count the finished run `src` as `job`'s when it is the same run; 'adopted' ('adoptable' in a dry run) or 'made' (already there); a ValueError says what differs."
+    from posenc.recipes import check_params as recipe_check, recipe_params, MACHINE_PARAMS
+    from posenc.io import to_jsonable
+    src, home = Path(src), Path(runs_dir)/job.subdir
+    try: cfg, met = json.loads((src/'config.json').read_text()), json.loads((src/'metrics.json').read_text())
+    except (OSError, ValueError) as e: raise ValueError(f"{src}: not a finished run (config.json and metrics.json: {e})") from None
+    if str(met.get('status', 'done')).lower() in ('failed', 'error'): raise ValueError(f"{src}: the run failed ({met.get('status')})")
+    if bad := [f"{k} {cfg.get(k)!r} (the job: {getattr(job, k)!r})" for k in ('task', 'pe', 'seed') if cfg.get(k) != getattr(job, k)]:
+        raise ValueError(f"{src}: not the job's run: {', '.join(bad)}")
+    strip = lambda d: {k: v for k, v in d.items() if k not in MACHINE_PARAMS}
+    want = strip(to_jsonable(recipe_check(job.task, job.params, job.pe)))
+    got = strip({**to_jsonable(recipe_params(job.task)), **(cfg.get('params') or {})})
+    if diff := [f"{k} {got.get(k)!r} (the job: {want.get(k)!r})" for k in dict.fromkeys([*want, *got]) if got.get(k) != want.get(k)]:
+        raise ValueError(f"{src}: its parameters differ from {job.profile}'s {job.name}: {', '.join(diff)}")
+    state = run_state(home, job.name)
+    if state == 'finished': return 'made'
+    if state != 'todo':
+        state = 'under way' if run_held(home, job.name) else state
+        raise ValueError(f"{home/job.name}: {state} (let its sweep finish it, or remove it, before adopting {src})")
+    if dry_run: return 'adoptable'
+    part = home/'.partial'; part.mkdir(parents=True, exist_ok=True)
+    stage = part/f'.adopt-{job.name}-{uuid.uuid4().hex[:8]}'
+    shutil.copytree(src, stage, ignore=shutil.ignore_patterns('checkpoints', '.*'))
+    try: where = str(src.resolve().relative_to(Path(runs_dir).resolve().parent))
+    except ValueError: where = str(src)
+    frm = dict(run=where, profile=cfg.get('profile'), recipe=cfg.get('recipe', 1), adopted=time.strftime('%Y-%m-%dT%H:%M:%S+00:00', time.gmtime()))
+    _write_json(stage/'config.json', {**cfg, 'profile': job.profile, 'recipe': job.recipe, 'adopted_from': frm})
+    with run_lock(home, job.name, wait=False):
+        if run_state(home, job.name) != 'todo': shutil.rmtree(stage); raise ValueError(f"{home/job.name}: made while it was being adopted")
+        os.rename(stage, home/job.name)
+    return 'adopted'
+
