@@ -159,7 +159,7 @@ def adopted_note(runs:list[dict], # the runs of one version of `task`'s recipe
     for r in got: by.setdefault(r['config']['adopted_from'].get('profile') or 'another profile', []).append(r)
     one = len(got) == 1
     return (f"Of version {version}'s {task} runs, {len(got)} {'was' if one else 'were'} not trained again: {'it was' if one else 'they were'} made with the same task, encoding, "
-            f"seed and recipe parameters by {' and '.join(f'`{p}` ({len(rs)})' for p, rs in by.items())} and are counted "
+            f"seed and recipe parameters by {' and '.join(f'`{p}`' + (f' ({len(rs)})' if len(by) > 1 else '') for p, rs in by.items())} and are counted "
             f"as this version's (`posenc adopt`).")
 
 def recipe_note(ctx:ReportContext, task:str,
@@ -177,8 +177,8 @@ def recipe_note(ctx:ReportContext, task:str,
     for x in (x for x in recipe_progress(ctx.all_runs) if x['task'] == task):
         out.append(f"Version {x['version']} of the {task} recipe ({recipe_change(vs[v], vs[x['version']])}) is being made: {x['made']} of its "
                    f"{x['wanted']} runs so far; every {task} number here is version {x['read_at']}'s until all are made.")
-        if a := adopted_note(vs[x['version']], x['version'], task): out.append(a)
         if p := version_preview(vs[v], vs[x['version']], x['version']): out.append(p)
+        if a := adopted_note(vs[x['version']], x['version'], task): out.append(a)
     if d := declared_version(ctx, task, prof):
         out.append(f"Version {d[0]} of the {task} recipe ({d[1]}) is the profile's current one, but none of its runs is made yet; "
                    f"every {task} number here is version {v}'s until all are made.")
