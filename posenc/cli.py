@@ -192,6 +192,13 @@ def status(profile:str='default', # smoke, default, full, gpu, a ladder (transfe
         _status(sw.profile_name(profile) + (f" ({sub})" if sub else ''), [j for j in jobs if j.subdir == sub], rd/sub, verbose)
     return 0
 
+def _adopted_from(d:Path) -> str|None:
+    "Where a finished run folder was made when `posenc adopt` brought it in ('controls/…/<run>'), else None."
+    import json
+    try: a = json.loads((d/'config.json').read_text()).get('adopted_from')
+    except (OSError, ValueError, AttributeError): return None
+    return (a.get('run') or 'elsewhere') if isinstance(a, dict) else None
+
 def _status(name:str, jobs:list, rd:Path, verbose:bool):
     "`status` for the jobs of one runs folder." 
     import warnings
@@ -201,9 +208,12 @@ def _status(name:str, jobs:list, rd:Path, verbose:bool):
     states = {n: 'running' if s == 'interrupted' and sw.run_held(rd, n) else s for n, s in states.items()}   # under way, or left to resume
     counts = {k: sum(v == k for v in states.values()) for k in ('finished', 'failed', 'running', 'interrupted', 'todo')}
     counts = {k: v for k, v in counts.items() if v or k in ('finished', 'todo')}
-    print(f"{name}: {len(jobs)} runs in {rd}: " + ', '.join(f"{v} {k}" for k, v in counts.items()))
+    adopted = {n: a for n, s in states.items() if s == 'finished' and (a := _adopted_from(rd/n))}   # `posenc adopt`: made elsewhere
+    say = lambda k, v: f"{v} {k}" + (f" ({len(adopted)} adopted)" if k == 'finished' and adopted else '')
+    print(f"{name}: {len(jobs)} runs in {rd}: " + ', '.join(say(k, v) for k, v in counts.items()))
     for n, s in states.items():
         if not (verbose or s in ('failed', 'interrupted', 'running')): continue
+        if n in adopted: print(f"  {s:<11} {n} (adopted from {adopted[n]})"); continue
         why = None
         if s == 'failed' or (s == 'interrupted' and (rd/n).is_dir()):   # a run in place: why it failed, or why it is not done
             with warnings.catch_warnings():
