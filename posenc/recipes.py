@@ -28,9 +28,9 @@ from .decode import translate
 
 # %% auto #0
 __all__ = ['TEMPLATE_EXTRAS', 'PARAM_SPECS', 'NULLABLE', 'MACHINE_PARAMS', 'CONTRACT_KEYS', 'TIMING_KEYS', 'task_names',
-           'task_kind', 'recipe_params', 'run_name', 'template_parameters', 'parameter_defaults', 'check_params',
-           'environment_info', 'StepBatches', 'RunResult', 'run_experiment', 'RecipeParts', 'recipe_parts',
-           'check_run_dir', 'comparable', 'evaluate_run']
+           'task_kind', 'recipe_params', 'run_name', 'template_parameters', 'parameter_defaults', 'recipe_differences',
+           'check_params', 'environment_info', 'StepBatches', 'RunResult', 'run_experiment', 'RecipeParts',
+           'recipe_parts', 'check_run_dir', 'comparable', 'evaluate_run']
 
 # %% ../nbs/09_recipes.ipynb #9a6b9965
 _COMMON = dict(
@@ -143,6 +143,19 @@ def _describe(spec, nullable:bool) -> str:
                    ).get(spec) or ('two numbers in [0, 1), e.g. [0.9, 0.98]' if spec.startswith('pair') else
                                    ' '.join(['an integer' if spec.startswith('int') else 'a number', *spec.split(' ')[1:]]))
     return s + (' or None' if nullable else '')
+
+# %% ../nbs/09_recipes.ipynb #ad0d1f01
+def recipe_differences(task:str, # a name from `task_names()`
+                       recorded:dict, # the `params` a run's config.json recorded
+                       params:dict, # checked parameters (`check_params`) to compare them with
+                      ) -> list[str]:
+    """What a recorded run's parameters set differently from `params`, as 'name recorded (now: value)'; the machine's
+    (`MACHINE_PARAMS`) aside, and a parameter added to the library since the run was made counted at its default.
+    Empty: the same run (a checkpoint may resume it, `posenc adopt` may count it as another profile's)."""
+    strip = lambda d: {k: v for k, v in d.items() if k not in MACHINE_PARAMS}
+    was, now = strip({**to_jsonable(recipe_params(task)), **(recorded or {})}), strip(to_jsonable(params))
+    return [f"{k} {was.get(k)!r} (now: {now.get(k)!r})" for k in dict.fromkeys([*now, *was]) if was.get(k) != now.get(k)]
+
 
 # %% ../nbs/09_recipes.ipynb #3ac4ea6f
 def _stacks(kind:str, p:dict) -> list[tuple]:
@@ -498,9 +511,7 @@ def run_experiment(task:str, # a name from `task_names()`
     if main and old is None and (out/'config.json').is_file() and (out/'checkpoints'/'last.pt').is_file():
         warnings.warn(f"{out/'config.json'}: unreadable (truncated or corrupt), so its checkpoint cannot be matched to its "
                       "parameters: the run starts afresh", stacklevel=2)
-    strip = lambda d: {k: v for k, v in d.items() if k not in MACHINE_PARAMS}
-    # a parameter added to the library since the folder was written counts at its default (the run used what it says)
-    same_params = isinstance(old, dict) and strip({**to_jsonable(recipe_params(task)), **(old.get('params') or {})}) == strip(to_jsonable(p))
+    same_params = isinstance(old, dict) and not recipe_differences(task, old.get('params'), p)
     config = dict(task=task, kind=kind, pe=pe, seed=seed, profile=profile, params=p, model=None, train=None, data=None,
                   started=datetime.now(timezone.utc).isoformat(timespec='seconds'), **environment_info())
     if world is not None: config['world'] = world.describe()

@@ -374,18 +374,14 @@ def adopt_run(src:str|Path, # a finished run folder made by another profile or a
               dry_run:bool=False, # only check
              ) -> str:
     "Count the finished run `src` as `job`'s when it is the same run; 'adopted' ('adoptable' in a dry run) or 'made' (already there); a ValueError says what differs."
-    from posenc.recipes import check_params as recipe_check, recipe_params, MACHINE_PARAMS
-    from posenc.io import to_jsonable
+    from posenc.recipes import check_params as recipe_check, recipe_differences
     src, home = Path(src), Path(runs_dir)/job.subdir
     try: cfg, met = json.loads((src/'config.json').read_text()), json.loads((src/'metrics.json').read_text())
     except (OSError, ValueError) as e: raise ValueError(f"{src}: not a finished run (config.json and metrics.json: {e})") from None
     if str(met.get('status', 'done')).lower() in ('failed', 'error'): raise ValueError(f"{src}: the run failed ({met.get('status')})")
     if bad := [f"{k} {cfg.get(k)!r} (the job: {getattr(job, k)!r})" for k in ('task', 'pe', 'seed') if cfg.get(k) != getattr(job, k)]:
         raise ValueError(f"{src}: not the job's run: {', '.join(bad)}")
-    strip = lambda d: {k: v for k, v in d.items() if k not in MACHINE_PARAMS}
-    want = strip(to_jsonable(recipe_check(job.task, job.params, job.pe)))
-    got = strip({**to_jsonable(recipe_params(job.task)), **(cfg.get('params') or {})})
-    if diff := [f"{k} {got.get(k)!r} (the job: {want.get(k)!r})" for k in dict.fromkeys([*want, *got]) if got.get(k) != want.get(k)]:
+    if diff := recipe_differences(job.task, cfg.get('params'), recipe_check(job.task, job.params, job.pe)):
         raise ValueError(f"{src}: its parameters differ from {job.profile}'s {job.name}: {', '.join(diff)}")
     state = run_state(home, job.name)
     if state == 'finished': return 'made'
